@@ -56,16 +56,24 @@ struct AccountRouterTests {
                 #expect(plan.status == .ok)
                 #expect(try plan.decode(TrainingPlanResponse.self).daysPerWeek == 3)
 
-                let search = try await client.call(.get, "/v1/users?query=an", as: gus.id)
+                let search = try await client.call(.get, "/v1/users?q=an", as: gus.id)
                 #expect(search.status == .ok)
                 #expect(try search.decode(Page<PublicProfile>.self).items.map(\.id) == [ann.id])
+                let oldSpelling = try await client.call(.get, "/v1/users?query=an", as: gus.id)
+                #expect(try oldSpelling.decode(Page<PublicProfile>.self).items.map(\.id) == [ann.id], "the earlier name, still accepted")
                 let export = try await client.call(.get, "/internal/export", as: gus.id)
                 #expect(export.status == .ok)
                 #expect(try export.decode(IdentityExport.self).account.email == "gus@example.com")
 
-                let unconfirmed = try await client.call(.delete, "/v1/me", as: gus.id)
-                #expect(unconfirmed.status == .unprocessableContent && unconfirmed.problem == "confirmation-required" && unconfirmed.fields == ["confirm"])
-                #expect(try await client.call(.delete, "/v1/me", as: gus.id, json: #"{"confirm":true}"#).status == .noContent)
+                for path in ["/v1/me", "/v1/me?confirm=false"] {
+                    let unconfirmed = try await client.call(.delete, path, as: gus.id)
+                    #expect(
+                        unconfirmed.status == .unprocessableContent && unconfirmed.problem == "confirmation-required" && unconfirmed.fields == ["confirm"],
+                        "\(path)")
+                }
+                let garbled = try await client.call(.delete, "/v1/me?confirm=yes", as: gus.id)
+                #expect(garbled.status == .unprocessableContent && garbled.problem == "validation" && garbled.fields == ["confirm"])
+                #expect(try await client.call(.delete, "/v1/me?confirm=true", as: gus.id).status == .noContent)
                 let gone = try await client.call(.get, "/v1/me", as: gus.id)
                 #expect(gone.status == .unauthorized && gone.problem == "account-deleted")
             }
@@ -77,7 +85,7 @@ struct AccountRouterTests {
         try await withIdentityFixture { store in
             let gus = try await store.guest("Gus")
             try await store.withRouter { client in
-                for (method, path) in [(HTTPRequest.Method.get, "/v1/me"), (.get, "/v1/me/preferences"), (.get, "/v1/users?query=a"), (.get, "/internal/export")] {
+                for (method, path) in [(HTTPRequest.Method.get, "/v1/me"), (.get, "/v1/me/preferences"), (.get, "/v1/users?q=a"), (.get, "/internal/export")] {
                     let anonymous = try await client.call(method, path)
                     #expect(anonymous.status == .unauthorized && anonymous.problem == "unauthorized", "\(path)")
                 }
@@ -91,8 +99,10 @@ struct AccountRouterTests {
                 let plan = try await client.call(
                     .put, "/v1/me/training-plan", as: gus.id, json: #"{"activityLevel":"beginner","maxPushUpsInOneSet":900,"daysPerWeek":9}"#)
                 #expect(plan.status == .unprocessableContent && plan.fields == ["daysPerWeek", "maxPushUpsInOneSet"], "\(plan.text)")
-                let query = try await client.call(.get, "/v1/users?query=%20", as: gus.id)
-                #expect(query.status == .unprocessableContent && query.fields == ["query"], "\(query.text)")
+                let query = try await client.call(.get, "/v1/users?q=%20", as: gus.id)
+                #expect(query.status == .unprocessableContent && query.fields == ["q"], "\(query.text)")
+                let missing = try await client.call(.get, "/v1/users", as: gus.id)
+                #expect(missing.status == .unprocessableContent && missing.fields == ["q"], "\(missing.text)")
 
                 _ = try await client.register("ann@example.com", name: "Ann")
                 let taken = try await client.call(

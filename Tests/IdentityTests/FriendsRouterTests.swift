@@ -85,7 +85,7 @@ struct FriendsRouterTests {
             let (ann, bob) = (try await store.guest("Ann"), try await store.guest("Anna"))
             try await store.withRouter { client in
                 let forged = Base64URL.encode(Data(#"{"name":"a\u0000b","id":"\#(bob.id.key)"}"#.utf8))
-                for path in ["/v1/friends?cursor=\(forged)", "/v1/users?query=a&cursor=\(forged)"] {
+                for path in ["/v1/friends?cursor=\(forged)", "/v1/users?q=a&cursor=\(forged)"] {
                     let answer = try await client.call(.get, path, as: ann.id)
                     #expect(answer.status == .badRequest && answer.problem == "unknown-cursor", "\(path): \(answer.text)")
                 }

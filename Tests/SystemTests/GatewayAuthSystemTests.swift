@@ -52,7 +52,7 @@ struct GatewayAuthSystemTests {
             let token = try #require((session.json["tokens"] as? [String: Any])?["accessToken"] as? String)
             let me = http.authorized(token)
             #expect(try await me.get("/v1/challenges?limit=1").status == 200)
-            let deleted = try await me.send(.DELETE, "/v1/me", body: Data(#"{"confirm": true}"#.utf8))
+            let deleted = try await me.delete("/v1/me?confirm=true")
             #expect(deleted.status == 204, "\(deleted.text)")
             try await waitUntil("the gateway refuses the token") {
                 let response = try await me.get("/v1/challenges?limit=1")

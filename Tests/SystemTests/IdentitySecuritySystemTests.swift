@@ -101,7 +101,7 @@ struct IdentitySecuritySystemTests {
             var swept = 0
             for operation in operations where operation.authenticated {
                 var path = operation.path(parameters)
-                if operation.id == "searchUsers" { path += "?query=Vic" }
+                if operation.id == "searchUsers" { path += "?q=Vic" }
                 let body = Self.attackerBody(operation, victim: victim.userID)
                 let response = try await asMallory.send(
                     operation.httpMethod, path, body: try body.map { try JSONSerialization.data(withJSONObject: $0) })
@@ -226,7 +226,7 @@ struct IdentitySecuritySystemTests {
             #expect(try await asTester.get("/v1/groups?cursor=").status == 200, "an empty cursor is the first page")
             expectProblem(try await asTester.get("/v1/friend-requests?direction=sideways"), 422, "validation")
             expectProblem(try await asTester.get("/v1/users"), 422, "validation")
-            expectProblem(try await asTester.get("/v1/users?query=" + String(repeating: "a", count: 51)), 422, "validation")
+            expectProblem(try await asTester.get("/v1/users?q=" + String(repeating: "a", count: 51)), 422, "validation")
             expectProblem(try await asTester.post("/v1/groups/join", json: ["code": "'; DROP TABLE groups; --"]), 404)
 
             // The tester is intact after all that.

@@ -259,15 +259,15 @@ struct IdentitySystemTests {
             let cleo = try await system.guest("Cleo")
             let (asAnn, asBob, asCleo) = (system.client(ann), system.client(bob), system.client(cleo))
 
-            let search = try await asAnn.get("/v1/users?query=BUILD")
+            let search = try await asAnn.get("/v1/users?q=BUILD")
             #expect(search.status == 200, "\(search.text)")
             #expect(items(search).map { $0["id"] as? String } == [bob.userID])
             #expect((items(search).first.map { Set($0.keys) } ?? []).isSubset(of: ["id", "displayName", "avatarURL"]))
             #expect(!search.text.contains("bob.builder@example.com"))
             _ = try await system.guest("Bobby Tables")
-            let firstPage = try await asAnn.get("/v1/users?query=bob&limit=1")
+            let firstPage = try await asAnn.get("/v1/users?q=bob&limit=1")
             let cursor = try #require(firstPage.json["nextCursor"] as? String)
-            let secondPage = try await asAnn.get("/v1/users?query=bob&limit=1&cursor=\(cursor)")
+            let secondPage = try await asAnn.get("/v1/users?q=bob&limit=1&cursor=\(cursor)")
             #expect(items(firstPage).map { $0["displayName"] as? String } == ["Bob Builder"])
             #expect(items(secondPage).map { $0["displayName"] as? String } == ["Bobby Tables"])
             #expect(secondPage.json["nextCursor"] == nil)
@@ -448,16 +448,18 @@ struct IdentitySystemTests {
             let identityPart = try #require((full.json["services"] as? [String: Any])?["identity"] as? [String: Any], "\(full.text)")
             #expect((identityPart["account"] as? [String: Any])?["email"] as? String == "dora@example.com")
 
-            // Deletion needs {"confirm": true}.
+            // Deletion needs ?confirm=true (the body {"confirm": ...} of earlier versions is still read).
             expectProblem(try await asDora.delete("/v1/me"), 422, "confirmation-required")
+            expectProblem(try await asDora.delete("/v1/me?confirm=maybe"), 422, "validation")
             expectProblem(try await asDora.send(.DELETE, "/v1/me", body: Data(#"{"confirm": false}"#.utf8)), 422, "confirmation-required")
             expectProblem(try await asDora.send(.DELETE, "/v1/me", body: Data(#"{"confirm": "yes"}"#.utf8)), 422, "validation")
             #expect(try await asDora.get("/v1/me").status == 200)
-            let deleted = try await asDora.send(.DELETE, "/v1/me", body: Data(#"{"confirm": true}"#.utf8))
+            expectProblem(try await asDora.delete("/v1/me?confirm=false"), 422, "confirmation-required")
+            let deleted = try await asDora.delete("/v1/me?confirm=true")
             #expect(deleted.status == 204, "\(deleted.text)")
 
             // The access token still verifies until it expires, but every identity route refuses it.
-            for path in ["/v1/me", "/v1/me/preferences", "/v1/me/training-plan", "/v1/friends", "/v1/friend-requests", "/v1/groups", "/v1/users?query=Ed"] {
+            for path in ["/v1/me", "/v1/me/preferences", "/v1/me/training-plan", "/v1/friends", "/v1/friend-requests", "/v1/groups", "/v1/users?q=Ed"] {
                 expectProblem(try await asDora.get(path), 401, "account-deleted")
             }
             expectProblem(try await asDora.post("/v1/groups", json: ["name": "Ghost", "kind": "team", "timeZone": "UTC"]), 401, "account-deleted")

@@ -185,7 +185,7 @@ struct LeaderboardSystemTests {
             try await readsOnEveryReplica(stage, caller: bruno, "\(path)?window=all-time", ["1:Aiko:5.0", "2:Bruno:2.0", "2:Cara:2.0"])
 
             // Cara deletes her account: she vanishes from the board.
-            let goodbye = try await cara.http.send(.DELETE, "/v1/me", body: Data(#"{"confirm": true}"#.utf8))
+            let goodbye = try await cara.http.delete("/v1/me?confirm=true")
             #expect(goodbye.status == 204 || goodbye.status == 200, "\(goodbye.text)")
             _ = try await board(bruno, "\(path)?window=all-time", reads: ["1:Aiko:5.0", "2:Bruno:2.0"])
             try await readsOnEveryReplica(stage, caller: bruno, "\(path)?window=all-time", ["1:Aiko:5.0", "2:Bruno:2.0"])

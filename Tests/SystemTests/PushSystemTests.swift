@@ -230,7 +230,7 @@ struct PushSystemTests {
             #expect(try await Self.pushEvents(NotificationSent.descriptor.type, about: third, on: stack).count == 1, "sent once")
 
             // A deleted account's devices are erased.
-            let deleted = try await marco.http.send(.DELETE, "/v1/me", body: Data(#"{"confirm":true}"#.utf8))
+            let deleted = try await marco.http.delete("/v1/me?confirm=true")
             #expect(deleted.status == 204, "\(deleted.text)")
             try await waitUntil("Marco's devices erased") {
                 try await stack.database.count("SELECT count(*) FROM notifications.push_tokens WHERE user_id = \(marco.id)") == 0

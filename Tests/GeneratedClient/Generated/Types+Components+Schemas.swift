@@ -2810,33 +2810,6 @@ extension Components {
                 case tasks
             }
         }
-        /// - Remark: Generated from `#/components/schemas/DeleteAccountRequest`.
-        public struct DeleteAccountRequest: Codable, Hashable, Sendable {
-            /// Must be true; anything else is 422 `confirmation-required`.
-            ///
-            /// - Remark: Generated from `#/components/schemas/DeleteAccountRequest/confirm`.
-            public var confirm: Swift.Bool?
-            /// Creates a new `DeleteAccountRequest`.
-            ///
-            /// - Parameters:
-            ///   - confirm: Must be true; anything else is 422 `confirmation-required`.
-            public init(confirm: Swift.Bool? = nil) {
-                self.confirm = confirm
-            }
-            public enum CodingKeys: String, CodingKey {
-                case confirm
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                self.confirm = try container.decodeIfPresent(
-                    Swift.Bool.self,
-                    forKey: .confirm
-                )
-                try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "confirm"
-                ])
-            }
-        }
         /// - Remark: Generated from `#/components/schemas/Description`.
         public struct Description: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Description/direction`.

@@ -24560,18 +24560,33 @@ public enum Operations {
     }
     /// Delete the account and all its data.
     ///
-    /// Delete the account and all its data. The body must be {"confirm": true}, else 422 confirmation-required.
+    /// Delete the account and all its data. Needs ?confirm=true; without it answers 422 confirmation-required.
     ///
     /// Problem types:
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     public enum DeleteMe {
         public static let id: Swift.String = "deleteMe"
         public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/me/DELETE/query`.
+            public struct Query: Sendable, Hashable {
+                /// Must be true: deleting erases the account's data for good.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/DELETE/query/confirm`.
+                public var confirm: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - confirm: Must be true: deleting erases the account's data for good.
+                public init(confirm: Swift.Bool? = nil) {
+                    self.confirm = confirm
+                }
+            }
+            public var query: Operations.DeleteMe.Input.Query
             /// - Remark: Generated from `#/paths/v1/me/DELETE/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteMe.AcceptableContentType>]
@@ -24584,23 +24599,17 @@ public enum Operations {
                 }
             }
             public var headers: Operations.DeleteMe.Input.Headers
-            /// - Remark: Generated from `#/paths/v1/me/DELETE/requestBody`.
-            @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/me/DELETE/requestBody/content/application\/json`.
-                case json(Components.Schemas.DeleteAccountRequest)
-            }
-            public var body: Operations.DeleteMe.Input.Body?
             /// Creates a new `Input`.
             ///
             /// - Parameters:
+            ///   - query:
             ///   - headers:
-            ///   - body:
             public init(
-                headers: Operations.DeleteMe.Input.Headers = .init(),
-                body: Operations.DeleteMe.Input.Body? = nil
+                query: Operations.DeleteMe.Input.Query = .init(),
+                headers: Operations.DeleteMe.Input.Headers = .init()
             ) {
+                self.query = query
                 self.headers = headers
-                self.body = body
             }
         }
         @frozen public enum Output: Sendable, Hashable {
@@ -24693,52 +24702,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Content Too Large: a problem document (`payload-too-large`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/413`.
-            ///
-            /// HTTP response code: `413 contentTooLarge`.
-            case contentTooLarge(Components.Responses.ContentTooLarge)
-            /// The associated value of the enum case if `self` is `.contentTooLarge`.
-            ///
-            /// - Throws: An error if `self` is not `.contentTooLarge`.
-            /// - SeeAlso: `.contentTooLarge`.
-            public var contentTooLarge: Components.Responses.ContentTooLarge {
-                get throws {
-                    switch self {
-                    case let .contentTooLarge(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "contentTooLarge",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Unsupported Media Type: a problem document (`unsupported-media-type`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/415`.
-            ///
-            /// HTTP response code: `415 unsupportedMediaType`.
-            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
-            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
-            ///
-            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
-            /// - SeeAlso: `.unsupportedMediaType`.
-            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
-                get throws {
-                    switch self {
-                    case let .unsupportedMediaType(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "unsupportedMediaType",
                             response: self
                         )
                     }
@@ -34038,8 +34001,8 @@ public enum Operations {
             public struct Query: Sendable, Hashable {
                 /// Part of a display name (surrounding white space is ignored).
                 ///
-                /// - Remark: Generated from `#/paths/v1/users/GET/query/query`.
-                public var query: Swift.String
+                /// - Remark: Generated from `#/paths/v1/users/GET/query/q`.
+                public var q: Swift.String
                 /// Items per page.
                 ///
                 /// - Remark: Generated from `#/paths/v1/users/GET/query/limit`.
@@ -34051,15 +34014,15 @@ public enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - query: Part of a display name (surrounding white space is ignored).
+                ///   - q: Part of a display name (surrounding white space is ignored).
                 ///   - limit: Items per page.
                 ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
-                    query: Swift.String,
+                    q: Swift.String,
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
                 ) {
-                    self.query = query
+                    self.q = q
                     self.limit = limit
                     self.cursor = cursor
                 }

@@ -804,12 +804,12 @@ public protocol APIProtocol: Sendable {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output
     /// Delete the account and all its data.
     ///
-    /// Delete the account and all its data. The body must be {"confirm": true}, else 422 confirmation-required.
+    /// Delete the account and all its data. Needs ?confirm=true; without it answers 422 confirmation-required.
     ///
     /// Problem types:
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
@@ -2594,22 +2594,22 @@ extension APIProtocol {
     }
     /// Delete the account and all its data.
     ///
-    /// Delete the account and all its data. The body must be {"confirm": true}, else 422 confirmation-required.
+    /// Delete the account and all its data. Needs ?confirm=true; without it answers 422 confirmation-required.
     ///
     /// Problem types:
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     public func deleteMe(
-        headers: Operations.DeleteMe.Input.Headers = .init(),
-        body: Operations.DeleteMe.Input.Body? = nil
+        query: Operations.DeleteMe.Input.Query = .init(),
+        headers: Operations.DeleteMe.Input.Headers = .init()
     ) async throws -> Operations.DeleteMe.Output {
         try await deleteMe(Operations.DeleteMe.Input(
-            headers: headers,
-            body: body
+            query: query,
+            headers: headers
         ))
     }
     /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.

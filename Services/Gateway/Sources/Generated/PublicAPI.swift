@@ -2431,19 +2431,6 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
-      "DeleteAccountRequest" : {
-        "additionalProperties" : false,
-        "properties" : {
-          "confirm" : {
-            "description" : "Must be true; anything else is 422 `confirmation-required`.",
-            "examples" : [
-              true
-            ],
-            "type" : "boolean"
-          }
-        },
-        "type" : "object"
-      },
       "Description" : {
         "properties" : {
           "direction" : {
@@ -13117,18 +13104,20 @@ enum PublicAPI {
     },
     "/v1/me" : {
       "delete" : {
-        "description" : "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.\n\nProblem types:\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Delete the account and all its data. Needs ?confirm=true; without it answers 422 confirmation-required.\n\nProblem types:\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "deleteMe",
-        "requestBody" : {
-          "content" : {
-            "application/json" : {
-              "schema" : {
-                "$ref" : "#/components/schemas/DeleteAccountRequest"
-              }
+        "parameters" : [
+          {
+            "description" : "Must be true: deleting erases the account's data for good.",
+            "in" : "query",
+            "name" : "confirm",
+            "required" : false,
+            "schema" : {
+              "default" : false,
+              "type" : "boolean"
             }
-          },
-          "required" : false
-        },
+          }
+        ],
         "responses" : {
           "204" : {
             "description" : "No Content",
@@ -13143,12 +13132,6 @@ enum PublicAPI {
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
-          },
-          "413" : {
-            "$ref" : "#/components/responses/ContentTooLarge"
-          },
-          "415" : {
-            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -13173,12 +13156,9 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
-          "malformed-body",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "payload-too-large",
-          "unsupported-media-type",
           "confirmation-required",
           "validation",
           "rate-limited",
@@ -15875,7 +15855,7 @@ enum PublicAPI {
           {
             "description" : "Part of a display name (surrounding white space is ignored).",
             "in" : "query",
-            "name" : "query",
+            "name" : "q",
             "required" : true,
             "schema" : {
               "examples" : [

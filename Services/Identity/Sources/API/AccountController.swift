@@ -94,27 +94,37 @@ struct AccountController {
         }
     }
 
-    /// Deletes the account. The body must be `{"confirm": true}`; without it the answer is 422 `confirmation-required`
-    /// (the request is well-formed but lacks the confirmation; 428 is for conditional-request headers).
+    /// Deletes the account. It needs `?confirm=true`, as deleting a challenge does; without it the answer is 422
+    /// `confirmation-required` (the request is well-formed but lacks the confirmation; 428 is for conditional-request
+    /// headers). The body `{"confirm": true}` of earlier versions is still accepted, though no longer documented (RFC 9110
+    /// gives a DELETE body no meaning).
     @Sendable func deleteMe(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
         let caller = try context.caller()
-        let confirmed = try await request.decodeOptionalBody(DeleteAccountRequest.self, context: context)?.confirm == true
+        let confirm = request.uri.queryParameters["confirm"].map(String.init)
+        guard confirm == nil || confirm == "true" || confirm == "false" else {
+            throw Problem.validation(field: "confirm", "must be true or false")
+        }
+        var confirmed = confirm == "true"
+        if !confirmed { confirmed = try await request.decodeOptionalBody(DeleteAccountRequest.self, context: context)?.confirm == true }
         guard confirmed else {
             throw Problem(
                 slug: "confirmation-required", title: "Confirmation required", status: .unprocessableContent,
-                detail: "Deleting an account erases its data for good. Send {\"confirm\": true} to go ahead.",
+                detail: "Deleting an account erases its data for good. Send ?confirm=true to go ahead.",
                 errors: [.init(field: "confirm", message: "must be true")])
         }
         try await accounts.delete(caller, trace: context.trace)
         return .noContent
     }
 
-    /// Public profiles whose display name contains `query`.
+    /// Public profiles whose display name contains `q` (the search parameter's name everywhere; `query`, its name in
+    /// earlier versions, is still accepted, though no longer documented).
     @Sendable func searchUsers(request: Request, context: SurgeRequestContext) async throws -> Page<PublicProfile> {
         let caller = try context.caller()
-        let query = (request.uri.queryParameters["query"].map(String.init) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let parameters = request.uri.queryParameters
+        let field = parameters["q"] == nil && parameters["query"] != nil ? "query" : "q"
+        let query = (parameters[Substring(field)].map(String.init) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...ProfileRules.maxDisplayNameLength).contains(query.count) else {
-            throw Problem.validation(field: "query", "must be 1 to \(ProfileRules.maxDisplayNameLength) characters")
+            throw Problem.validation(field: field, "must be 1 to \(ProfileRules.maxDisplayNameLength) characters")
         }
         return try await accounts.search(query, excluding: caller, page: try PageRequest(request))
     }

@@ -140,15 +140,16 @@ enum IdentityAPI {
 
     static let deleteMe = APIOperation(
         .delete, "/v1/me", id: "deleteMe", service: .identity,
-        summary: "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.",
-        request: DeleteAccountRequest.self, requestRequired: false, status: .noContent, problems: [.confirmationRequired])
+        summary: "Delete the account and all its data. Needs ?confirm=true; without it answers 422 confirmation-required.",
+        query: [.init("confirm", "Must be true: deleting erases the account's data for good.", schema: JSONSchema.boolean.refined(.init(default: false)))],
+        status: .noContent, problems: [.confirmationRequired])
 
     static let searchUsers = APIOperation(
         .get, "/v1/users", id: "searchUsers", service: .identity,
         summary: "Find people by display name (public profiles only).",
         query: [
             APIOperation.QueryParameter(
-                "query", "Part of a display name (surrounding white space is ignored).",
+                "q", "Part of a display name (surrounding white space is ignored).",
                 schema: JSONSchema.string().refined(.text(maxLength: ProfileRules.maxDisplayNameLength, nonBlank: true, example: "Ann")),
                 required: true)
         ]

@@ -211,8 +211,8 @@ struct TrainingPlanResponse: ResponseCodable, Sendable {
     }
 }
 
+/// The body earlier versions confirmed `DELETE /v1/me` with; still accepted beside `?confirm=true`.
 struct DeleteAccountRequest: Codable, Sendable {
-    /// Must be true.
     var confirm: Bool?
 }
 

@@ -131,12 +131,6 @@ extension PreferencesRequest: JSONSchemaRefined {
     ]
 }
 
-extension DeleteAccountRequest: JSONSchemaRefined {
-    static let fieldRefinements: [String: JSONSchema.Refinement] = [
-        "confirm": .init(description: "Must be true; anything else is 422 `confirmation-required`.", example: true)
-    ]
-}
-
 extension GroupCreationRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "name": .text(maxLength: GroupRules.maxNameLength, nonBlank: true, controls: false, example: "Flat 3B"), "timeZone": IdentitySchemas.timeZone,
