@@ -371,3 +371,83 @@ struct OpenAPIDocumentTests {
         return files
     }
 }
+
+/// The conventions a newcomer's client relies on, checked on the whole document: every list is a schema of its own, an
+/// id is `<thing>ID`, and every page of a list is asked for and answered the same way.
+@Suite("OpenAPI document: conventions", .tags(.unit), .kind(.unit))
+struct OpenAPIConventionTests {
+    let document: OpenAPIDocumentTests
+
+    init() throws {
+        document = try OpenAPIDocumentTests()
+    }
+
+    /// Every `enum` in `node` below the top of a component schema, by where it is. The `if`/`then`/`else` cases of a
+    /// request object state which values of a field call for which others: constraints, not types of their own.
+    static func inlineEnums(in node: Any, at path: String) -> [String] {
+        switch node {
+        case let object as [String: Any]:
+            let isCase = path.split(separator: "/").contains { ["if", "then", "else"].contains($0) }
+            let here = object["enum"] != nil && path.split(separator: "/").count > 3 && !isCase ? [path] : []
+            return here + object.sorted { $0.key < $1.key }.flatMap { inlineEnums(in: $0.value, at: path + "/" + $0.key) }
+        case let array as [Any]:
+            return array.enumerated().flatMap { inlineEnums(in: $0.element, at: "\(path)[\($0.offset)]") }
+        default:
+            return []
+        }
+    }
+
+    @Test("no list of values is written inline in a schema: each is a schema of its own (a generated client names it)")
+    func noInlineEnums() {
+        let found = document.schemas.flatMap { name, schema in Self.inlineEnums(in: schema, at: "/components/schemas/\(name)") }
+        #expect(found.isEmpty, "inline enums: \(found.sorted())")
+    }
+
+    /// The fields named `id` in 2026-11, before the rule: renaming them would break every client (a sign-up's `user.id`
+    /// among them), so they stay until a major version; no other may join them.
+    static let bareIDs: Set<String> = [
+        "Account.id", "BoardInfo.id", "ChallengeBadge.id", "ChallengeBadgeInput.id", "Description.id", "FriendRequest.id",
+        "GroupSummary.id", "PublicProfile.id",
+    ]
+
+    @Test("an identifier field is <thing>ID (userID, groupID), never Id or _id; the bare ids of earlier versions are the only exceptions")
+    func identifiers() {
+        var bare: Set<String> = []
+        for (name, schema) in document.schemas {
+            for property in (schema["properties"] as? [String: Any] ?? [:]).keys {
+                if property == "id" {
+                    bare.insert("\(name).\(property)")
+                    continue
+                }
+                #expect(!property.hasSuffix("Id") && !property.hasSuffix("_id"), "\(name).\(property): name it <thing>ID")
+            }
+        }
+        #expect(bare.subtracting(Self.bareIDs).isEmpty, "new bare `id` fields: \(bare.subtracting(Self.bareIDs).sorted())")
+        for operation in document.operations {
+            for parameter in operation.operation["parameters"] as? [[String: Any]] ?? [] {
+                let name = parameter["name"] as? String ?? ""
+                #expect(name != "id" && !name.hasSuffix("Id"), "\(operation.id): parameter \(name)")
+            }
+        }
+    }
+
+    @Test("every list is paged the same way: limit and cursor in, items and nextCursor out")
+    func pagination() throws {
+        var lists = 0
+        for operation in document.operations where operation.method == "get" {
+            let success = (operation.operation["responses"] as? [String: Any])?["200"] as? [String: Any]
+            let content = (success?["content"] as? [String: Any])?["application/json"] as? [String: Any]
+            guard let reference = (content?["schema"] as? [String: Any])?["$ref"] as? String else { continue }
+            let name = String(reference.split(separator: "/").last ?? "")
+            let parameters = Set((operation.operation["parameters"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+            let properties = document.schemas[name]?["properties"] as? [String: Any] ?? [:]
+            // A board's window around the caller, or among friends, is one view and takes no cursor.
+            guard parameters.contains("cursor") else { continue }
+            lists += 1
+            #expect(parameters.contains("limit"), "\(operation.id): limit beside cursor")
+            #expect((properties["items"] as? [String: Any])?["type"] as? String == "array", "\(operation.id): \(name).items")
+            #expect(properties["nextCursor"] != nil, "\(operation.id): \(name).nextCursor")
+        }
+        #expect(lists >= 15, "only \(lists) paged lists found")
+    }
+}
