@@ -63,6 +63,9 @@ ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=n
 
 # Inside a container, listening on loopback only is never useful.
 ENV HTTP_HOST=0.0.0.0
+# The commit built, for surge_build_info: docker build --build-arg SURGE_COMMIT=$(git rev-parse HEAD) .
+ARG SURGE_COMMIT=unknown
+ENV SURGE_COMMIT=${SURGE_COMMIT}
 
 USER 10001:10001
 # A service is healthy while its /readyz answers 200 (its database and broker reachable, consumers assigned); each

@@ -62,6 +62,7 @@ up() {
       DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \
       KAFKA_BOOTSTRAP_SERVERS="$bootstrap" KAFKA_CONSUMER_PROPERTIES="fetch.wait.max.ms=10" \
       INTERNAL_AUTH_SECRET="$INTERNAL_AUTH_SECRET" SIMULATED_CLOCK="${SIMULATED_CLOCK:-false}" \
+      SURGE_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
       nohup "$BIN/surge-$service" >"$LOCAL/logs/$service.log" 2>&1 &
     echo $! >"$LOCAL/run/$service.pid"
   done

@@ -68,6 +68,7 @@ enum MetricHelp {
         "hb_request_errors_total": "HTTP requests answered with an error, by route, method and status.",
         "http_server_request_duration_seconds": "Time from a request's arrival until its answer was written, by route, method and status.",
         "http_server_active_requests": "HTTP requests in progress, by method.",
+        "surge_build_info": "Always 1; its labels say which version and commit the service was built from.",
         "surge_checkins_total": "Check-ins committed, by what they did (done, undone, logged, log-removed, photo).",
         "surge_judgement_rounds_total": "Rounds of the day judge (each takes the attempts and chores that came due).",
         "surge_event_batches_total": "Consumer transactions that applied several records together.",

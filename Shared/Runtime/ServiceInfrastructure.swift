@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import PostgresNIO
 import ServiceLifecycle
 import SurgeContracts
@@ -30,6 +31,7 @@ public struct ServiceInfrastructure: Sendable {
     public init(_ settings: ServiceSettings, migrations: [MigrationSet]) throws {
         Observability.bootstrap(format: settings.logFormat, level: settings.logLevel)
         Problem.useTypeBase(settings.problemTypeBase)
+        Gauge(label: "surge_build_info", dimensions: [("version", SurgeBuild.version), ("commit", settings.commit)]).record(1)
         var logger = Logger(label: "surge-\(settings.service)")
         logger.logLevel = settings.logLevel
         var kafkaLogger = logger

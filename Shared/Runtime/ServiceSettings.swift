@@ -37,6 +37,9 @@ public struct ServiceSettings: Sendable {
     /// What every problem document's `type` begins with (`PROBLEM_TYPE_BASE_URL`): the gateway's `/problems/` on the
     /// public host makes each `type` a link to the problem's page.
     public var problemTypeBase = Problem.defaultTypeBase
+    /// The commit the executable was built from (`SURGE_COMMIT`, which the image and `make run` set), for
+    /// `surge_build_info`.
+    public var commit = "unknown"
 
     public static func fromEnvironment(
         service: String, defaultPort: Int, _ reader: EnvironmentReader = EnvironmentReader()
@@ -79,7 +82,8 @@ public struct ServiceSettings: Sendable {
             internalCalls: try InternalCallSigner.from(reader),
             shutdownTimeout: .seconds(try reader.int("SHUTDOWN_TIMEOUT_SECONDS", default: 10, range: 1...600)),
             reader: reader,
-            problemTypeBase: try problemTypeBase(reader))
+            problemTypeBase: try problemTypeBase(reader),
+            commit: reader.string("SURGE_COMMIT", default: "unknown"))
     }
 
     private static func problemTypeBase(_ reader: EnvironmentReader) throws -> String {

@@ -70,6 +70,10 @@ struct ObservabilitySystemTests {
                 #expect(problems.isEmpty, "promtool check metrics on \(service.rawValue)'s /metrics: \(problems)")
             }
 
+            // Which build runs where: one surge_build_info series per service, at 1.
+            let builds = try await prometheus.query(#"count(surge_build_info{version!="",commit!=""} == 1)"#)
+            #expect(builds.values == [Double(services.count)], "surge_build_info: \(builds.values)")
+
             // The provisioned dashboard asks only what Prometheus can answer about this stack.
             let expressions = try Self.expressions(inDashboard: Self.dashboard)
             #expect(expressions.count >= 6, "the dashboard has \(expressions.count) queries")

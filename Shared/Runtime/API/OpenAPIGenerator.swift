@@ -6,7 +6,7 @@ import SurgeContracts
 /// response schemas are derived from the Codable types the services actually decode and encode; every struct and enum
 /// among them is one named schema (`SchemaComponents`).
 public enum OpenAPIGenerator {
-    public static func document(_ operations: [APIOperation], version: String = "1.0.0") throws -> Data {
+    public static func document(_ operations: [APIOperation], version: String = SurgeBuild.version) throws -> Data {
         let operations = operations.sorted { ($0.path, $0.method.rawValue) < ($1.path, $1.method.rawValue) }
         let problem = try JSONSchema.detailed(from: Problem.Body.self)
         var components = SchemaComponents()
