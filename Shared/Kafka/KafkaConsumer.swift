@@ -41,6 +41,8 @@ public final class KafkaConsumer: Service, Sendable {
         // consumer behind a flood of events hold well over 100 MiB; a few seconds of backlog keep the handlers busy.
         "queued.max.messages.kbytes": "16384",
         "queued.min.messages": "10000",
+        // librdkafka's own figures (queues, broker round trips) as gauges: `KafkaStatistics`.
+        "statistics.interval.ms": "15000",
     ]
 
     public let groupID: String

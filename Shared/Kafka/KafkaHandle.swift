@@ -37,6 +37,7 @@ final class KafkaHandle: @unchecked Sendable {
         rd_kafka_conf_set_opaque(conf, retained.toOpaque())
         rd_kafka_conf_set_log_cb(conf, kafkaLogCallback)
         rd_kafka_conf_set_error_cb(conf, kafkaErrorCallback)
+        rd_kafka_conf_set_stats_cb(conf, kafkaStatisticsCallback)
         configure(conf)
         guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
             rd_kafka_conf_destroy(conf)
@@ -125,6 +126,8 @@ class KafkaCallbackContext: @unchecked Sendable {
     let logger: Logger
     /// Set by the error callback; read without touching the handle.
     let fatalErrorRaised = Atomic<Bool>(false)
+    /// The latest statistics librdkafka reported (`statistics.interval.ms`).
+    let statistics = Mutex<KafkaStatistics?>(nil)
 
     init(logger: Logger) {
         self.logger = logger
@@ -161,6 +164,17 @@ private let kafkaErrorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePoi
     context.logger.log(
         level: fatal ? .critical : .warning, "\(reason.map { String(cString: $0) } ?? "unknown Kafka error")",
         metadata: ["kafka.error": .stringConvertible(code)])
+}
+
+/// librdkafka's statistics, every `statistics.interval.ms`: recorded as gauges. Returning 0 lets librdkafka free the text.
+private let kafkaStatisticsCallback: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32 = {
+    handle, json, length, _ in
+    guard let context = KafkaCallbackContext.from(handle), let json,
+        let statistics = KafkaStatistics(json: Data(bytes: json, count: length))
+    else { return 0 }
+    statistics.record()
+    context.statistics.withLock { $0 = statistics }
+    return 0
 }
 
 extension Duration {

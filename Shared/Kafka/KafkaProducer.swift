@@ -22,6 +22,8 @@ public final class KafkaProducer: Service, Sendable {
         "linger.ms": "5",
         "message.timeout.ms": "30000",
         "partitioner": "murmur2_random",
+        // librdkafka's own figures (queues, broker round trips) as gauges: `KafkaStatistics`.
+        "statistics.interval.ms": "15000",
     ]
 
     private let handle: KafkaHandle
@@ -51,6 +53,9 @@ public final class KafkaProducer: Service, Sendable {
     deinit {
         closeNow()
     }
+
+    /// The latest statistics librdkafka reported for this producer (`KafkaStatistics`), nil before the first.
+    var statistics: KafkaStatistics? { handle.context.statistics.withLock { $0 } }
 
     /// Produces one record and waits for the broker's acknowledgement.
     public func send(_ record: KafkaRecord) async throws -> KafkaDeliveryReport {
