@@ -177,11 +177,9 @@ struct RequestKeyStore: Sendable {
                 await rollBack()
                 return .failed(SharedTransactionFailed())
             }
-            var body = ByteBuffer()
+            var answered = response
             do {
-                let collected = CollectedBody()
-                try await response.body.write(Collector(collected: collected))
-                body = collected.buffer
+                let body = try await answered.collectBody()
                 let inserted = try await connection.query(
                     """
                     INSERT INTO request_keys (scope, key, fingerprint, status, content_type, location, body)
@@ -201,8 +199,6 @@ struct RequestKeyStore: Sendable {
                 return .failed(error)
             }
             shared.committed()
-            var answered = response
-            answered.body = .init(byteBuffer: body)
             return .answered(answered)
         }
     }
@@ -247,22 +243,6 @@ actor Permits {
             waiting.removeFirst().resume()
         }
     }
-}
-
-/// Gathers a response body so it can be stored and then sent.
-private final class CollectedBody: @unchecked Sendable {
-    var buffer = ByteBuffer()
-}
-
-private struct Collector: ResponseBodyWriter {
-    let collected: CollectedBody
-
-    mutating func write(_ part: ByteBuffer) async throws {
-        var part = part
-        collected.buffer.writeBuffer(&part)
-    }
-
-    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
 
 extension HTTPField.Name {

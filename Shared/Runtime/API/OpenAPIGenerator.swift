@@ -35,8 +35,9 @@ public enum OpenAPIGenerator {
                     page for it where the base names the gateway's `/problems/`; each \
                     operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. \
                     Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an \
-                    `Idempotency-Key` header. JSON reads carry a strong `ETag` (304 to `If-None-Match`), and a PATCH sent with \
-                    `If-Match` applies only to the representation it names (else 412). Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C \
+                    `Idempotency-Key` header. JSON reads carry a strong `ETag` (304 to `If-None-Match`), and a PATCH sent \
+                    with `If-Match` applies only to the representation it names (else 412). Every response carries \
+                    `X-Request-ID` and the `RateLimit-*` headers; W3C \
                     `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is \
                     refused, and no field takes `null` (leave an optional field out instead). No request text may contain \
                     NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses \
@@ -115,22 +116,21 @@ public enum OpenAPIGenerator {
                 "schema": ["type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$", "examples": ["2f1c6a0e-start"]],
             ])
         }
+        func entityTagHeader(_ name: String, _ description: String) -> [String: Any] {
+            ["name": name, "in": "header", "required": false, "description": description,
+             "schema": ["type": "string", "examples": [#""k2VxF0bq1c8b3T0hQd9WZg""#]]]
+        }
         if operation.isTagged {
-            parameters.append([
-                "name": "If-None-Match", "in": "header", "required": false,
-                "description": "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 "
-                    + "without a body.",
-                "schema": ["type": "string", "examples": [#""k2VxF0bq1c8b3T0hQd9WZg""#]],
-            ])
+            parameters.append(entityTagHeader(
+                "If-None-Match",
+                "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body."))
         }
         if operation.acceptsIfMatch {
-            parameters.append([
-                "name": "If-Match", "in": "header", "required": false,
-                "description": "The `ETag` of the representation the change was made from (from a GET of the same path): if the "
-                    + "resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the "
-                    + "change applies to whatever is current.",
-                "schema": ["type": "string", "examples": [#""k2VxF0bq1c8b3T0hQd9WZg""#]],
-            ])
+            parameters.append(entityTagHeader(
+                "If-Match",
+                "The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has "
+                    + "changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies "
+                    + "to whatever is current."))
         }
         if !parameters.isEmpty { object["parameters"] = parameters }
         if let requestType = operation.requestType {

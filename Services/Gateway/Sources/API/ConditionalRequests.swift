@@ -68,29 +68,3 @@ enum ConditionalRequests {
         return Response(status: .notModified, headers: headers, body: .init())
     }
 }
-
-extension Response {
-    /// Reads the body into memory and makes that buffer the body (a streamed body can be read only once).
-    mutating func collectBody() async throws -> ByteBuffer {
-        let collected = CollectedBody()
-        try await body.write(CollectingWriter(collected: collected))
-        body = .init(byteBuffer: collected.buffer)
-        return collected.buffer
-    }
-}
-
-/// Gathers a response body so it can be kept and then sent.
-private final class CollectedBody: @unchecked Sendable {
-    var buffer = ByteBuffer()
-}
-
-private struct CollectingWriter: ResponseBodyWriter {
-    let collected: CollectedBody
-
-    mutating func write(_ buffer: ByteBuffer) async throws {
-        var buffer = buffer
-        collected.buffer.writeBuffer(&buffer)
-    }
-
-    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
-}
