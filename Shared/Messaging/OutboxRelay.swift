@@ -126,11 +126,9 @@ public final class OutboxRelay: Service {
         defer { round.withLock { $0 = nil } }
         return try await client.withConnection { connection in
             enter("taking the publishing lock")
-            // The pool can hand out a connection the server has just closed (a restart) before it has noticed, and
-            // PostgresNIO never answers a statement written to a closed channel (see `PostgresClient.transaction`).
-            try connection.ensureOpen()
-            let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\(lockKey)))", logger: logger)
-                .collect().first?.decode(Bool.self) ?? false
+            // The pool can hand out a connection the server has just closed (a restart) before it has noticed.
+            let locked = try await connection.queryUnlessClosed("SELECT pg_try_advisory_lock(hashtext(\(lockKey)))", logger: logger)
+                .first?.decode(Bool.self) ?? false
             guard locked else { return nil }
             do {
                 let spell = try await publishBatches(on: connection)

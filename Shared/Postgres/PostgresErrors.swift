@@ -150,6 +150,32 @@ extension PostgresConnection {
     public func ensureOpen() throws {
         if isClosed { throw DatabaseConnectionLost() }
     }
+
+    /// The first statement on a connection just leased: `ensureOpen` cannot see a close its event loop has not yet
+    /// handled (a restarting server under load), and PostgresNIO drops a statement written to the closed channel
+    /// without ever answering it. This answers `DatabaseConnectionLost` as soon as the connection closes, whichever
+    /// comes first (checked every 100 ms); a statement left unanswered then stays suspended, holding nothing of the pool's.
+    public func queryUnlessClosed(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try ensureOpen()
+        let answer = FirstAnswer<[PostgresRow]>()
+        return try await withCheckedThrowingContinuation { continuation in
+            answer.expect(continuation)
+            // Polled rather than a callback on `closeFuture`, which would keep one per statement for the connection's life.
+            Task {
+                while answer.isPending {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    if self.isClosed { answer.give(.failure(DatabaseConnectionLost())) }
+                }
+            }
+            Task {
+                do {
+                    answer.give(.success(try await self.query(query, logger: logger).collect()))
+                } catch {
+                    answer.give(.failure(error))
+                }
+            }
+        }
+    }
 }
 
 /// Work that must wait until the transaction in progress has committed, such as telling the outbox relay that
@@ -177,5 +203,23 @@ public final class AfterCommit: Sendable {
 
     func rolledBack() {
         for undo in undoActions.withLock({ $0 }).reversed() { undo() }
+    }
+}
+
+/// A continuation resumed by whichever answer comes first; later ones are dropped.
+private final class FirstAnswer<Value: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Value, any Error>?>(nil)
+
+    func expect(_ continuation: CheckedContinuation<Value, any Error>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    var isPending: Bool { continuation.withLock { $0 != nil } }
+
+    func give(_ result: Result<Value, any Error>) {
+        continuation.withLock { pending in
+            pending?.resume(with: result)
+            pending = nil
+        }
     }
 }

@@ -86,6 +86,25 @@ struct DatabaseAvailabilityTests {
         }
     }
 
+    @Test("a statement on a connection the server has just ended fails instead of waiting forever, noticed or not", .timeLimit(.minutes(1)))
+    func firstStatementOnAnEndedConnection() async throws {
+        try await withTestDatabase(services: ["identity"]) { database in
+            let logger = self.logger
+            let client = database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
+            let run = Task { await client.run() }
+            defer { run.cancel() }
+            for _ in 0..<5 {
+                try await client.withConnection { connection in
+                    #expect(try await connection.queryUnlessClosed("SELECT 1", logger: logger).first?.decode(Int.self) == 1)
+                    let pid = try await connection.query("SELECT pg_backend_pid()", logger: logger).collect().first!.decode(Int32.self)
+                    // Ended from another session, and asked again at once: the client may or may not have seen it yet.
+                    #expect(try await database.count("SELECT count(*) FROM (SELECT pg_terminate_backend(\(pid))) AS ended") == 1)
+                    await #expect(throws: (any Error).self) { try await connection.queryUnlessClosed("SELECT 1", logger: logger) }
+                }
+            }
+        }
+    }
+
     @Test("while the database refuses the consumer, its event waits instead of being dead-lettered, then applies once", .timeLimit(.minutes(4)))
     func consumerWaitsOutAnOutage() async throws {
         try await MessagingHarness.with { harness in
