@@ -26,7 +26,10 @@ struct UnroutedRateLimitMiddleware: RouterMiddleware {
             guard problem.status == .notFound else { throw problem }
             response = try problem.response(from: request, context: context)
         }
-        guard [.notFound, .methodNotAllowed].contains(response.status), response.headers[.rateLimitLimit] == nil else { return response }
+        // Every answer passes here: the cheap status test first, the header lookup only for a 404 or 405.
+        guard response.status == .notFound || response.status == .methodNotAllowed, response.headers[.rateLimitLimit] == nil else {
+            return response
+        }
         let spent = decisions ?? pipeline.spendAddressBudget(of: request, context: context)
         return RoutePipeline.withRateLimitHeaders(response, spent)
     }
