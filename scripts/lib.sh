@@ -57,8 +57,9 @@ ensure_chart_js() {
   fi
 }
 
-# What scripts/dashboard_check.py needs: headless Chromium and its driver, Chart.js, and selenium (pinned) in its own
-# virtual environment under .surge/browser/venv. Installs the Debian packages as root, or says which to install.
+# What scripts/check-kpi-dashboard-in-browser.py needs: headless Chromium and its driver, Chart.js, and selenium
+# (pinned) in its own virtual environment under .surge/browser/venv. Installs the Debian packages as root, or says
+# which to install.
 # (4.51.0: 4.52.0 wants a certifi newer than some package mirrors carry.)
 SELENIUM_VERSION=4.51.0
 BROWSER_VENV="$STATE/browser/venv"

@@ -7,7 +7,8 @@
 #      leaves out (secret.example.yaml, ingress.example.yaml), against the Kubernetes $KUBERNETES_VERSION schemas
 #      (kubernetes-validate, strict: an unknown field is an error); an overlay's surge-config has the base's keys;
 #   4. the observability profile: `promtool check config deploy/observability/prometheus.yml`, and
-#      scripts/check_dashboard.py (every metric of the Grafana dashboard is one the code emits, every expression parses).
+#      scripts/check-grafana-dashboard.py (every metric of the Grafana dashboard is one the code emits, every expression
+#      parses).
 # Every check runs; each failure is named with its file and the validator's words, and the script exits non-zero if any
 # failed. Installs docker-compose, kubernetes-client, prometheus (for promtool) and python3-venv as root when missing;
 # the validators live, pinned, in their own virtual environment under .surge/deploy-venv.
@@ -131,7 +132,7 @@ log "deploy/observability (Prometheus and Grafana of the observability profile)"
 check "promtool $(promtool --version 2>/dev/null | sed -nE 's/^promtool, version ([^ ]+).*/\1/p') check config" deploy/observability/prometheus.yml \
   promtool check config deploy/observability/prometheus.yml
 check "every dashboard metric is emitted by the code; promtool check rules on every expr" deploy/observability/grafana/dashboards/surge.json \
-  "$VENV/bin/python" scripts/check_dashboard.py --promtool "$(command -v promtool)"
+  "$VENV/bin/python" scripts/check-grafana-dashboard.py --promtool "$(command -v promtool)"
 
 if [ ${#failures[@]} -gt 0 ]; then
   printf '\033[1;31mvalidate-deploy: %d check(s) failed:\033[0m\n' "${#failures[@]}" >&2

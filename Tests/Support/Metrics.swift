@@ -14,23 +14,8 @@ public struct MetricsPage: Sendable {
         guard let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
             return "promtool is not installed (scripts/test.sh installs Debian's prometheus)"
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: promtool)
-        process.arguments = ["check", "metrics"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        let finished = AsyncStream<Void> { continuation in
-            process.terminationHandler = { _ in continuation.yield(); continuation.finish() }
-        }
-        try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        for await _ in finished {}
-        return process.terminationStatus == 0 && said.isEmpty ? "" : said.isEmpty ? "exit status \(process.terminationStatus)" : said
+        let (status, said) = try await runProgram(URL(fileURLWithPath: promtool), ["check", "metrics"], input: Data(text.utf8))
+        return status == 0 && said.isEmpty ? "" : said.isEmpty ? "exit status \(status)" : said
     }
 
     /// The sum of every sample of `name` whose labels include all of `labels`.

@@ -2,7 +2,7 @@
 // it signs in with e-mail and password (POST /v1/auth/sign-in), keeps the tokens in sessionStorage, and reads
 // GET /v1/admin/kpis?from=&to= and GET /v1/admin/kpis.csv with the bearer token. Each chart's canvas has
 // data-kpi="<id>"; after rendering, window.surgeDashboard = { ready: true, charts: { <id>: Chart } } for browser tests
-// (scripts/dashboard_check.py). The texts below start at column 0 so they can be read out of this file as they are.
+// (scripts/check-kpi-dashboard-in-browser.py). The texts below start at column 0 so they can be read out of this file as they are.
 
 enum DashboardPage {
     static let html = #"""

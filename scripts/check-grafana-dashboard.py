@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the provisioned Grafana dashboard against the code, so the dashboard cannot drift from what services export.
 
-    scripts/check_dashboard.py [--promtool promtool]
+    scripts/check-grafana-dashboard.py [--promtool promtool]
 
 Run by `make validate-deploy` (scripts/validate-deploy.sh). It fails, naming the panel, when:
 - a PromQL `expr` (each panel's `targets[].expr`) uses a metric the code does not emit: the names are read from the
@@ -282,7 +282,7 @@ def main():
             if result.returncode != 0:
                 errors.append(f"{DASHBOARD}: promtool check rules refuses an expression:\n{result.stdout}{result.stderr}")
     else:
-        print("check_dashboard: promtool not found, expressions' syntax not checked", file=sys.stderr)
+        print("check-grafana-dashboard: promtool not found, expressions' syntax not checked", file=sys.stderr)
 
     check_prometheus_config(errors)
 

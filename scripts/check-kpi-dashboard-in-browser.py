@@ -2,8 +2,8 @@
 """Loads the gateway's KPI dashboard in headless Chromium and checks that every chart rendered with data.
 
     scripts/ensure-browser.sh   # Debian's chromium + chromium-driver + libjs-chart.js, selenium in .surge/browser/venv
-    .surge/browser/venv/bin/python scripts/dashboard_check.py http://127.0.0.1:8080 admin@example.com 'passphrase' \\
-        2026-11-01 2026-11-24 /tmp/dashboard.png
+    .surge/browser/venv/bin/python scripts/check-kpi-dashboard-in-browser.py \\
+        http://127.0.0.1:8080 admin@example.com 'passphrase' 2026-11-01 2026-11-24 /tmp/dashboard.png
 
 It opens <gateway>/admin/, signs in with the e-mail and password, sets the date range, waits (up to --timeout seconds,
 polling, no fixed sleeps) for window.surgeDashboard.ready with the report of that range, then asserts that every
