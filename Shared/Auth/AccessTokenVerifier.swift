@@ -118,7 +118,7 @@ public final class AccessTokenVerifier: Sendable {
         var loaded: (keys: JWTKeyCollection, ids: Set<String>)?
         do {
             let json = try await fetch()
-            let jwks = try JSONDecoder().decode(JWKS.self, from: Data(json.utf8))
+            let jwks = try SurgeJSON.decode(JWKS.self, from: Data(json.utf8))
             let keys = JWTKeyCollection()
             try await keys.add(jwks: jwks)
             loaded = (keys, Set(jwks.keys.compactMap { $0.keyIdentifier?.string }))

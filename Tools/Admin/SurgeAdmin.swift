@@ -231,7 +231,7 @@ struct Clock: AsyncParsableCommand {
                 continue
             }
             let body = try await response.body.collect(upTo: 1 << 16)
-            simulated.append((service, url, try SurgeJSON.decoder().decode(ClockBody.self, from: Data(buffer: body)).now))
+            simulated.append((service, url, try SurgeJSON.decode(ClockBody.self, from: Data(buffer: body)).now))
         }
         guard let first = simulated.first else { throw ValidationError("no running service has a simulated clock") }
         let target: Date

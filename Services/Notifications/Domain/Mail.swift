@@ -110,14 +110,14 @@ extension ProviderResponse {
         struct Accepted: Decodable { var id: String? }
         struct ErrorBody: Decodable { var name: String? }
         if (200..<300).contains(status) {
-            guard let id = (try? JSONDecoder().decode(Accepted.self, from: body))?.id, !id.isEmpty, id.utf8.count <= 200 else { return .delivered }
+            guard let id = (try? SurgeJSON.decode(Accepted.self, from: body))?.id, !id.isEmpty, id.utf8.count <= 200 else { return .delivered }
             return .accepted(providerMessageID: id)
         }
         switch status {
         case 429: return .retry(after: retryAfter, reason: "email-rate-limited")
         case 500...: return .retry(after: retryAfter, reason: "email-http-\(status)")
         default:
-            let name = (try? JSONDecoder().decode(ErrorBody.self, from: body))?.name ?? ""
+            let name = (try? SurgeJSON.decode(ErrorBody.self, from: body))?.name ?? ""
             return .failed(reason: "email-" + (name.isEmpty ? "http-\(status)" : slug(name)))
         }
     }

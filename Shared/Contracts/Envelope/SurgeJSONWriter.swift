@@ -1,11 +1,14 @@
 import Foundation
 
 /// Writes Surge's JSON dialect, byte for byte what `SurgeJSON.apiEncoder()` (whole-second instants) or
-/// `SurgeJSON.encoder()` (milliseconds) write: sorted keys, no escaped slashes, lower-case UUIDs. HTTP bodies, event
-/// payloads and stored JSON are written by it; `JSONEncoder` remains for callers that change its options.
+/// `SurgeJSON.encoder()` (milliseconds) write: sorted keys, no escaped slashes, lower-case UUIDs. Everything Surge
+/// writes goes through it (`SurgeJSON.encode` and `apiEncode`): HTTP bodies, event payloads, stored JSON and what
+/// it sends to providers. `JSONEncoder` remains only where a caller changes its options (page cursors keep instants
+/// exactly; the event catalogue pretty-prints its examples).
 ///
 /// Why it exists: encoding a response through `JSONEncoder` and the `LowercaseUUIDs` proxy was a third of the CPU a
-/// leaderboard page costs its service (generic-metadata lookups and dynamic casts for every value of every This encoder builds the same tree in one pass and sorts keys with the same order, compared as bytes when
+/// leaderboard page costs its service (generic-metadata lookups and dynamic casts for every value of every nested
+/// container). This encoder builds the same tree in one pass and sorts keys with the same order, compared as bytes when
 /// the keys are ASCII. `SurgeJSONWriterTests` checks it against `JSONEncoder` on every response shape it could meet.
 public struct SurgeJSONWriter: Sendable {
     /// How instants are written: whole seconds in HTTP bodies, milliseconds in events and stored JSON (`SurgeJSON`).

@@ -143,7 +143,7 @@ struct PostgresBadgeStore: BadgeStore {
     }
 
     func saveChallenge(_ definition: ChallengeDefinition) async throws -> Bool {
-        let badges = String(decoding: try JSONEncoder().encode(definition.badges ?? []), as: UTF8.self)
+        let badges = String(decoding: try SurgeJSON.encode(definition.badges ?? []), as: UTF8.self)
         return try await connection.query(
             """
             INSERT INTO challenges (challenge_id, version, kind, badges, visibility, owner_id, group_id)
@@ -184,7 +184,7 @@ struct PostgresBadgeStore: BadgeStore {
 
     /// A challenge's own badges as kept (`challenges.badges`).
     static func challengeBadges(_ challengeID: UUID, json: String) throws -> BadgeCatalogue {
-        BadgeCatalogue(challengeID: challengeID, badges: try JSONDecoder().decode([ChallengeBadge].self, from: Data(json.utf8)))
+        BadgeCatalogue(challengeID: challengeID, badges: try SurgeJSON.decode([ChallengeBadge].self, from: Data(json.utf8)))
     }
 
     func users(with fact: Fact, atLeast threshold: Int) async throws -> [(UUID, Int)] {

@@ -19,10 +19,9 @@ enum RebuildWriter {
             store.awards.lazy.map { key, row in
                 [key.userID.key, key.badgeID, String(key.level), key.period, row.title, Timestamp.format(row.awardedAt), row.backfilled ? "t" : "f"]
             }, into: "awards", columns: ["user_id", "badge_id", "level", "period", "title", "awarded_at", "backfilled"], logger: logger)
-        let encoder = JSONEncoder()
         let challenges = try store.challenges.map { id, row -> [String?] in
             [
-                id.key, String(row.version), row.kind.rawValue, String(decoding: try encoder.encode(row.badges), as: UTF8.self), row.visibility.rawValue,
+                id.key, String(row.version), row.kind.rawValue, String(decoding: try SurgeJSON.encode(row.badges), as: UTF8.self), row.visibility.rawValue,
                 row.ownerID?.key, row.groupID?.key, row.deleted ? "t" : "f",
             ]
         }

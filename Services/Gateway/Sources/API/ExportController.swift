@@ -67,7 +67,7 @@ struct ExportController {
             if response.status == .notFound { return nil }
             guard response.status == .ok else { throw Problem.unavailable("The \(service.rawValue) service could not export right now.") }
             let body = try await response.body.collect(upTo: 64 << 20)
-            return try JSONDecoder().decode(JSONValue.self, from: Data(buffer: body))
+            return try SurgeJSON.decode(JSONValue.self, from: Data(buffer: body))
         } catch let problem as Problem {
             throw problem
         } catch {

@@ -182,7 +182,7 @@ struct StreamController: Sendable {
     }
 
     private static func json(_ value: some Encodable) -> String {
-        String(decoding: (try? JSONEncoder().encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+        String(decoding: (try? SurgeJSON.apiEncode(value)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     /// The bearer token's user and session, else the ticket's.

@@ -102,7 +102,7 @@ struct StreamFeed: Sendable {
 
     private static func decode(_ value: Data, type: String, logger: Logger) -> Routing? {
         do {
-            return try JSONDecoder().decode(Routing.self, from: value)
+            return try SurgeJSON.decode(Routing.self, from: value)
         } catch {
             logger.warning("Stream feed cannot route an event", metadata: ["type": "\(type)", "error": "\(error)"])
             return nil

@@ -7,6 +7,7 @@ import IdentityDomain
 import JWTKit
 import NIOPosix
 import SurgeAuth
+import SurgeContracts
 import SurgeRuntime
 
 /// Hashes and checks passwords with bcrypt on NIO's thread pool, never on the cooperative pool. bcrypt is given the
@@ -65,7 +66,7 @@ struct AuthController {
         router.add(IdentityAPI.refresh, use: refresh)
         router.add(IdentityAPI.signOut, use: signOut)
         router.get("/internal/jwks.json") { _, _ in
-            let data = try JSONEncoder().encode(try issuer.current.jwks)
+            let data = try SurgeJSON.apiEncode(try issuer.current.jwks)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
     }

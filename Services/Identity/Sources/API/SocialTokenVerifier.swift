@@ -4,6 +4,7 @@ import IdentityDomain
 import JWTKit
 import Logging
 import NIOCore
+import SurgeContracts
 import SurgeRuntime
 import Synchronization
 
@@ -137,7 +138,7 @@ final class SocialTokenVerifier: Sendable {
     private func refresh(_ configuration: SocialProviderConfiguration) async {
         do {
             let json = try await fetch(configuration.jwksURL)
-            let jwks = try JSONDecoder().decode(JWKS.self, from: Data(json.utf8))
+            let jwks = try SurgeJSON.decode(JWKS.self, from: Data(json.utf8))
             // Only RSA keys are of use; a provider publishing other kinds must not break sign-in.
             let rsaKeys = jwks.keys.filter { $0.keyType == .rsa && $0.keyIdentifier != nil }
             let keys = JWTKeyCollection()

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NotificationsDomain
+import SurgeContracts
 import SurgeRuntime
 
 /// `POST /v1/email-provider/events`: the e-mail provider's reports of bounces and complaints, through the gateway
@@ -37,7 +38,7 @@ struct EmailProviderEventsController {
             }
             let event: EmailProviderEvent
             do {
-                event = try JSONDecoder().decode(EmailProviderEvent.self, from: Data(bytes))
+                event = try SurgeJSON.decode(EmailProviderEvent.self, from: Data(bytes))
             } catch {
                 throw Problem.malformedBody("The body is not an e-mail provider event: {\"type\", \"data\": {...}}.")
             }

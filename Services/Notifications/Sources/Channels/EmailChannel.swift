@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NotificationsDomain
+import SurgeContracts
 import SurgeRuntime
 
 /// E-mail through an HTTP provider API of Resend's shape: `POST {EMAIL_PROVIDER_URL}` with `authorization: Bearer
@@ -51,7 +52,7 @@ struct EmailChannel: DeliveryChannel {
             var html: String
         }
         do {
-            let body = try JSONEncoder().encode(
+            let body = try SurgeJSON.apiEncode(
                 Body(from: settings.from, to: [address], subject: message.mail.subject, text: message.mail.text, html: message.mail.html))
             let answer = try await http.post(
                 settings.endpoint,

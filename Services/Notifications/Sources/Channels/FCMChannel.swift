@@ -3,6 +3,7 @@ import JWTKit
 import Logging
 import NIOHTTP1
 import NotificationsDomain
+import SurgeContracts
 
 /// Firebase Cloud Messaging, HTTP v1: `POST {endpoint}/v1/projects/<project>/messages:send` with an OAuth2 access
 /// token obtained for the service account (an RS256 JWT assertion exchanged at the token URI) and kept until shortly
@@ -101,7 +102,7 @@ actor AccessTokenCache {
         let answer = try await http.post(
             tokenURI, headers: ["content-type": "application/x-www-form-urlencoded"], body: Data((form.percentEncodedQuery ?? "").utf8))
         guard answer.status == 200 else { throw Refused(status: answer.status) }
-        let grant = try JSONDecoder().decode(Grant.self, from: answer.body)
+        let grant = try SurgeJSON.decode(Grant.self, from: answer.body)
         return (grant.access_token, issuedAt.addingTimeInterval(TimeInterval(grant.expires_in)))
     }
 }

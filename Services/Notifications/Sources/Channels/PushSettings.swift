@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import NotificationsDomain
+import SurgeContracts
 import SurgeRuntime
 
 /// The push channels' settings. A provider with no credentials at all is off; one with some but not all of them is a
@@ -41,7 +42,7 @@ struct PushSettings: Sendable {
         guard let json = try secret(reader, value: "FCM_CREDENTIALS", file: "FCM_CREDENTIALS_FILE") else { return nil }
         let account: ServiceAccount
         do {
-            account = try JSONDecoder().decode(ServiceAccount.self, from: Data(json.utf8))
+            account = try SurgeJSON.decode(ServiceAccount.self, from: Data(json.utf8))
         } catch {
             throw ConfigurationError(variable: "FCM_CREDENTIALS", problem: "is not a service-account key (client_email, private_key)")
         }
