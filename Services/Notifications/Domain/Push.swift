@@ -57,7 +57,7 @@ public struct PushMessage: Sendable, Equatable {
             }
             var message: Message
         }
-        return try Self.encoder.encode(Body(message: .init(token: token, notification: .init(title: title, body: body), data: data)))
+        return try SurgeJSON.apiEncode(Body(message: .init(token: token, notification: .init(title: title, body: body), data: data)))
     }
 
     /// The APNs payload: an alert with the app's routing data beside `aps`.
@@ -73,15 +73,9 @@ public struct PushMessage: Sendable, Equatable {
             var notificationID: String
             var kind: String
         }
-        return try Self.encoder.encode(
+        return try SurgeJSON.apiEncode(
             Body(aps: .init(alert: .init(title: title, body: body)), deepLink: deepLink, notificationID: data["notificationID"] ?? "", kind: kind))
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }
 
 /// What one attempt to hand a notification to a channel came to. Reasons are short slugs fit for events and logs:
@@ -115,7 +109,7 @@ public enum ProviderResponse {
             var error: Inner
         }
         if (200..<300).contains(status) { return .delivered }
-        let error = try? JSONDecoder().decode(ErrorBody.self, from: body).error
+        let error = try? SurgeJSON.decode(ErrorBody.self, from: body).error
         let code = error?.details?.compactMap(\.errorCode).first ?? error?.status ?? ""
         switch (status, code) {
         case (_, "UNREGISTERED"), (404, _): return .targetGone(reason: "fcm-unregistered")
@@ -132,7 +126,7 @@ public enum ProviderResponse {
     public static func apns(status: Int, body: Data, retryAfter: TimeInterval?) -> DeliveryOutcome {
         struct ErrorBody: Decodable { var reason: String? }
         if (200..<300).contains(status) { return .delivered }
-        let reason = (try? JSONDecoder().decode(ErrorBody.self, from: body))?.reason ?? ""
+        let reason = (try? SurgeJSON.decode(ErrorBody.self, from: body))?.reason ?? ""
         switch (status, reason) {
         case (410, _), (_, "Unregistered"): return .targetGone(reason: "apns-unregistered")
         case (400, "BadDeviceToken"): return .targetGone(reason: "apns-bad-device-token")
@@ -171,6 +165,32 @@ public enum ProviderResponse {
         }
         while result.last == "-" { result.removeLast() }
         return result.isEmpty ? "unknown" : result
+    }
+}
+
+/// What a delivery attempt settles once the retry policy has had its say, for every channel alike.
+public enum DeliveryResolution: Sendable, Equatable {
+    case delivered(providerMessageID: String?)
+    /// Refused for good; `targetGone` when the device or address is gone and should be forgotten.
+    case failed(reason: String, targetGone: Bool)
+    /// Transient failures until the policy gave up; the reason starts with `gave-up: `.
+    case gaveUp(reason: String)
+    case retry(at: Date, reason: String)
+}
+
+extension RetryPolicy {
+    /// `attempts` counts the attempt that came to `outcome`; `jitter` is a random number in 0..<1.
+    public func resolve(_ outcome: DeliveryOutcome, afterAttempts attempts: Int, createdAt: Date, now: Date, jitter: Double) -> DeliveryResolution {
+        switch outcome {
+        case .delivered, .accepted: .delivered(providerMessageID: outcome.providerMessageID)
+        case .targetGone(let reason): .failed(reason: reason, targetGone: true)
+        case .failed(let reason): .failed(reason: reason, targetGone: false)
+        case .retry(let after, let reason):
+            switch decide(afterAttempts: attempts, createdAt: createdAt, now: now, retryAfter: after, jitter: jitter) {
+            case .retry(let at): .retry(at: at, reason: reason)
+            case .giveUp: .gaveUp(reason: "gave-up: \(reason)")
+            }
+        }
     }
 }
 

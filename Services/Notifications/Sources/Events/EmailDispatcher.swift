@@ -40,29 +40,16 @@ struct EmailDispatcher: Sendable {
                 ?? .failed(reason: "email-not-configured")
         }
         let at = now()
-        var metadata: Logger.Metadata = ["mail": "\(email.mailID)", "kind": "\(email.kind)", "attempt": "\(email.attempts)"]
-        switch outcome {
-        case .delivered, .accepted:
-            try await store.finish(email, status: "sent", reason: nil, providerMessageID: outcome.providerMessageID, at: at)
-            DeliveryMetrics.record("email", .delivered)
-            logger.info("E-mail sent", metadata: metadata)
-        case .failed(let reason), .targetGone(let reason):
-            metadata["reason"] = "\(reason)"
+        let resolution = retry.resolve(outcome, afterAttempts: email.attempts, createdAt: email.createdAt, now: at, jitter: .random(in: 0..<1))
+        switch resolution {
+        case .delivered(let providerMessageID):
+            try await store.finish(email, status: "sent", reason: nil, providerMessageID: providerMessageID, at: at)
+        case .failed(let reason, _), .gaveUp(let reason):
             try await store.finish(email, status: "failed", reason: reason, at: at)
-            DeliveryMetrics.record("email", .failed)
-            logger.warning("E-mail refused", metadata: metadata)
-        case .retry(let after, let reason):
-            metadata["reason"] = "\(reason)"
-            switch retry.decide(afterAttempts: email.attempts, createdAt: email.createdAt, now: at, retryAfter: after, jitter: .random(in: 0..<1)) {
-            case .retry(let next):
-                try await store.retry(email, at: next, reason: reason)
-                DeliveryMetrics.record("email", .retried)
-                logger.info("E-mail will be retried", metadata: metadata)
-            case .giveUp:
-                try await store.finish(email, status: "failed", reason: "gave-up: \(reason)", at: at)
-                DeliveryMetrics.record("email", .failed)
-                logger.warning("E-mail given up", metadata: metadata)
-            }
+        case .retry(let next, let reason):
+            try await store.retry(email, at: next, reason: reason)
         }
+        DeliveryMetrics.report(
+            resolution, channel: "email", metadata: ["mail": "\(email.mailID)", "kind": "\(email.kind)", "attempt": "\(email.attempts)"], logger: logger)
     }
 }

@@ -34,44 +34,20 @@ struct PushDispatcher: Sendable {
         }
     }
 
-    private func send(_ delivery: ClaimedDelivery) async -> PushResolution {
+    private func send(_ delivery: ClaimedDelivery) async -> DeliveryResolution {
         let outcome: DeliveryOutcome
         if let platform = PushPlatform(rawValue: delivery.platform), let channel = channels[platform] {
             outcome = await channel.send(delivery.message, to: delivery.token)
         } else {
             outcome = .failed(reason: "\(delivery.platform)-not-configured")
         }
-        var metadata: Logger.Metadata = [
-            "delivery": "\(delivery.deliveryID)", "notification": "\(delivery.message.notificationID)", "platform": "\(delivery.platform)",
-            "attempt": "\(delivery.attempts)",
-        ]
-        switch outcome {
-        case .delivered, .accepted:
-            DeliveryMetrics.record("push", .delivered)
-            logger.debug("Push delivered", metadata: metadata)
-            return .delivered
-        case .targetGone(let reason):
-            metadata["reason"] = "\(reason)"
-            DeliveryMetrics.record("push", .failed)
-            logger.info("Push device gone: token forgotten", metadata: metadata)
-            return .failed(reason: reason, forgettingDevice: true)
-        case .failed(let reason):
-            metadata["reason"] = "\(reason)"
-            DeliveryMetrics.record("push", .failed)
-            logger.warning("Push refused", metadata: metadata)
-            return .failed(reason: reason, forgettingDevice: false)
-        case .retry(let after, let reason):
-            metadata["reason"] = "\(reason)"
-            switch retry.decide(afterAttempts: delivery.attempts, createdAt: delivery.createdAt, now: now(), retryAfter: after, jitter: .random(in: 0..<1)) {
-            case .retry(let next):
-                DeliveryMetrics.record("push", .retried)
-                logger.info("Push will be retried", metadata: metadata)
-                return .retry(at: next, reason: reason)
-            case .giveUp:
-                DeliveryMetrics.record("push", .failed)
-                logger.warning("Push given up", metadata: metadata)
-                return .failed(reason: "gave-up: \(reason)", forgettingDevice: false)
-            }
-        }
+        let resolution = retry.resolve(outcome, afterAttempts: delivery.attempts, createdAt: delivery.createdAt, now: now(), jitter: .random(in: 0..<1))
+        DeliveryMetrics.report(
+            resolution, channel: "push",
+            metadata: [
+                "delivery": "\(delivery.deliveryID)", "notification": "\(delivery.message.notificationID)", "platform": "\(delivery.platform)",
+                "attempt": "\(delivery.attempts)",
+            ], logger: logger)
+        return resolution
     }
 }

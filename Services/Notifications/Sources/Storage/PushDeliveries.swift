@@ -103,10 +103,10 @@ struct PushDeliveryStore: Sendable {
     /// What each claimed push came to, written in one transaction: each delivered or finally failed one deleted (if
     /// its claim still holds: another worker may have taken it over after the lease) and announced, the devices gone
     /// forgotten (with every push still queued for them), the others due again at their retry time.
-    func record(_ resolutions: [(delivery: ClaimedDelivery, resolution: PushResolution)], at now: Date) async throws {
+    func record(_ resolutions: [(delivery: ClaimedDelivery, resolution: DeliveryResolution)], at now: Date) async throws {
         guard !resolutions.isEmpty else { return }
         try await client.transaction(logger: logger) { connection in
-            var finished: [(delivery: ClaimedDelivery, resolution: PushResolution)] = []
+            var finished: [(delivery: ClaimedDelivery, resolution: DeliveryResolution)] = []
             var retries: [(delivery: ClaimedDelivery, at: Date, reason: String)] = []
             for (delivery, resolution) in resolutions {
                 if case .retry(let at, let reason) = resolution { retries.append((delivery, at, reason)) } else { finished.append((delivery, resolution)) }
@@ -133,8 +133,8 @@ struct PushDeliveryStore: Sendable {
                                     notificationID: message.notificationID, userID: delivery.userID, kind: message.kind, channel: "push", key: delivery.key,
                                     sentAt: now),
                                 at: now))
-                    case .failed(let reason, let forgettingDevice):
-                        if forgettingDevice { gone.append(delivery) }
+                    case .failed(let reason, _), .gaveUp(let reason):
+                        if case .failed(_, targetGone: true) = resolution { gone.append(delivery) }
                         events.append(
                             try outbox.record(
                                 NotificationFailed(
@@ -165,11 +165,4 @@ struct PushDeliveryStore: Sendable {
             }
         }
     }
-}
-
-/// What a claimed push came to, as the dispatcher decided it.
-enum PushResolution: Sendable {
-    case delivered
-    case failed(reason: String, forgettingDevice: Bool)
-    case retry(at: Date, reason: String)
 }
