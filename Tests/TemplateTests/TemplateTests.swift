@@ -13,17 +13,12 @@ import Testing
 struct TallyDomainTests {
     let user = UUID()
 
-    @Test("a tally counts check-ins and reaches a milestone at each multiple")
+    @Test("a tally reaches a milestone at each multiple, never at zero or with no interval")
     func milestones() {
-        var tally = DailyTally(userID: user, date: LocalDate("2026-11-24")!)
-        var reached: [Int] = []
-        for _ in 0..<25 {
-            tally.record()
-            if tally.isMilestone(every: 10) { reached.append(tally.checkIns) }
-        }
+        let date = LocalDate("2026-11-24")!
+        let reached = (0...25).filter { DailyTally(userID: user, date: date, checkIns: $0).isMilestone(every: 10) }
         #expect(reached == [10, 20])
-        #expect(!DailyTally(userID: user, date: tally.date).isMilestone(every: 10))
-        #expect(!tally.isMilestone(every: 0))
+        #expect(!DailyTally(userID: user, date: date, checkIns: 10).isMilestone(every: 0))
     }
 
     @Test("only today and the past year can be read")

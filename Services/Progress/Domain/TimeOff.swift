@@ -63,12 +63,6 @@ public struct TimeOff: Sendable, Equatable {
         let counted = (0...startedOn.days(until: date)).count { !isOff(startedOn.adding(days: $0)) }
         return max(1, counted)
     }
-
-    /// Days off from `startedOn` through `date`.
-    public func daysOff(from startedOn: LocalDate, through date: LocalDate) -> Int {
-        guard date >= startedOn, !pauses.isEmpty || !restWeekdays.isEmpty else { return 0 }
-        return (0...startedOn.days(until: date)).count { isOff(startedOn.adding(days: $0)) }
-    }
 }
 
 extension AttemptState {

@@ -14,11 +14,6 @@ public struct DailyTally: Codable, Sendable, Equatable {
         self.checkIns = checkIns
     }
 
-    /// A check-in counted once, whatever the redelivery: the inbox guarantees one application per event.
-    public mutating func record() {
-        checkIns += 1
-    }
-
     /// Whether this tally reaches a new round number worth announcing (every `every` check-ins).
     public func isMilestone(every: Int) -> Bool {
         every > 0 && checkIns > 0 && checkIns % every == 0
