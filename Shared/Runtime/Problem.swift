@@ -139,6 +139,12 @@ extension Problem {
     }
 }
 
+/// A domain error that its service's `<Name>Problems` describes as a problem document (declared there, at the edge), so
+/// use cases and stores throw domain errors and never build HTTP answers.
+public protocol ProblemDescribing: Error {
+    var problem: Problem { get }
+}
+
 /// Turns every error into a problem document; unexpected errors are logged and answered with a generic 500.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}
@@ -159,6 +165,8 @@ extension Problem {
         switch error {
         case let problem as Problem:
             return problem
+        case let error as any ProblemDescribing:
+            return error.problem
         // What every `collect(upTo:)` throws past its limit: Hummingbird answers it as a bare 413.
         case let error as NIOTooManyBytesError:
             return error.maxBytes.map(Problem.tooLarge(limit:)) ?? Problem.forStatus(.contentTooLarge, detail: nil)

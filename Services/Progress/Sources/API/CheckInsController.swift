@@ -89,9 +89,7 @@ struct CheckInsController {
         }
         router.add(ProgressAPI.attachPhoto) { request, context in
             var request = request
-            let contentType = try ProgressProblems.mapping {
-                try PhotoRules.validate(Data(), contentType: request.headers[.contentType], maxBytes: .max, allowEmpty: true)
-            }
+            let contentType = try PhotoRules.validate(Data(), contentType: request.headers[.contentType], maxBytes: .max, allowEmpty: true)
             let body: ByteBuffer
             do {
                 body = try await request.collectBody(upTo: maxPhotoBytes)
@@ -99,7 +97,7 @@ struct CheckInsController {
                 throw Problem.tooLarge(limit: maxPhotoBytes)
             }
             let data = Data(buffer: body)
-            _ = try ProgressProblems.mapping { try PhotoRules.validate(data, contentType: contentType, maxBytes: maxPhotoBytes) }
+            _ = try PhotoRules.validate(data, contentType: contentType, maxBytes: maxPhotoBytes)
             let query = request.uri.queryParameters
             var happenedAt: Date?
             if let text = query["happenedAt"].map(String.init) {

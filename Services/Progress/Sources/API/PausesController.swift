@@ -58,7 +58,7 @@ struct PausesController {
             return VacationResponse(
                 paused: result.paused.map(AttemptView.init),
                 notPaused: result.refused.map {
-                    NotPausedView(attemptID: $0.attempt.id, challengeName: $0.challengeName, type: $0.problem.type, detail: $0.problem.detail ?? "")
+                    NotPausedView(attemptID: $0.attempt.id, challengeName: $0.challengeName, type: $0.refusal.problem.type, detail: $0.refusal.problem.detail ?? "")
                 })
         }
         router.add(ProgressAPI.endVacation) { _, context in

@@ -2,20 +2,13 @@ import ProgressDomain
 import SurgeContracts
 import SurgeRuntime
 
-/// Progress's domain errors and check-in refusals as problem documents: the one place they are mapped. The check-in
-/// controller maps a photo it refuses; `CheckInHandler` maps a check-in the rules or the day's window refuse.
+/// Progress's domain errors as problem documents: the one place they are mapped. Use cases and the domain throw
+/// `ProgressError`; the problem middleware answers with what this describes.
+extension ProgressError: ProblemDescribing {
+    public var problem: Problem { ProgressProblems.problem(for: self) }
+}
+
 enum ProgressProblems {
-    /// No attempt of the caller's has this id.
-    static var noSuchAttempt: Problem { Problem.notFound("No such attempt.") }
-
-    /// The attempt's challenge was deleted.
-    static var challengeGone: Problem { Problem.notFound("The challenge no longer exists.") }
-
-    /// A check-in for an attempt that has ended.
-    static func notActiveForCheckIn(_ status: AttemptStatus) -> Problem {
-        Problem.conflict("attempt-not-active", "This attempt is \(status.rawValue); restart it to check in again.")
-    }
-
     static func problem(for error: ProgressError) -> Problem {
         switch error {
         case .invalidFields(let errors): Problem.validation(errors)
@@ -24,10 +17,47 @@ enum ProgressProblems {
                 slug: "unsupported-media-type", title: "Unsupported media type", status: .unsupportedMediaType,
                 detail: "Send the photo as one of \(PhotoRules.contentTypes.joined(separator: ", ")).")
         case .photoTooLarge(let limit): Problem.tooLarge(limit: limit)
+        case .notFound(let missing): Problem.notFound(notFoundDetail(missing))
+        case .challengeGone: Problem.notFound("The challenge no longer exists.")
+        case .notActive(let status, .checkIn): Problem.conflict("attempt-not-active", "This attempt is \(status.rawValue); restart it to check in again.")
+        case .notActive(_, .abandon): Problem.conflict("attempt-not-active", "Only an active attempt can be abandoned.")
+        case .notActive(let status, .takeTimeOff):
+            Problem.conflict("attempt-not-active", "This attempt is \(status.rawValue): only an active attempt can take time off.")
+        case .notActive(let status, .resume): Problem.conflict("attempt-not-active", "This attempt is \(status.rawValue): there is nothing to resume.")
+        case .attemptCompleted: Problem.conflict("attempt-completed", "A completed attempt is archived; start the challenge again instead.")
+        case .alreadyStarted(let active?): Problem.conflict("already-started", "You already have an active attempt (\(active.key)) at this challenge.")
+        case .alreadyStarted(nil): Problem.conflict("already-started", "You already have an active attempt at this challenge.")
+        case .choreNotStartable: Problem.conflict("chore", "Household chores are completed occurrence by occurrence, not started.")
+        case .competitionEnded: Problem.conflict("competition-ended", "This competition has ended.")
+        case .endsBeyondSupportedDates(let endsOn):
+            Problem(
+                slug: "beyond-supported-dates", title: "Ends beyond the supported dates", status: .unprocessableContent,
+                detail: "Started today, this would end on \(endsOn), after \(LocalDate.supportedRange.upperBound), the last date Surge supports.")
+        case .choreAlreadyCompleted: Problem.conflict("chore-already-completed", "This chore was already completed.")
+        case .amountAlreadyRemoved: Problem.conflict("already-removed", "That amount was already removed.")
+        case .outsideCompetition(let startsAt, let endsAt):
+            Problem(
+                slug: "outside-competition", title: "Outside the competition", status: .unprocessableContent,
+                detail: "The competition runs from \(Timestamp.format(startsAt)) to \(Timestamp.format(endsAt)).")
+        case .checkInRefused(let refusal, let date): problem(for: refusal, date: date)
+        case .dayOff(let date):
+            Problem.conflict("day-off", "\(date) is a day off for this attempt (a pause, a vacation, a rest weekday or a skip day); resume it to check in.")
+        case .pauseRefused(let refusal): problem(for: refusal)
         }
     }
 
-    static func problem(for refusal: CheckInWindow.Refusal, date: LocalDate) -> Problem {
+    private static func notFoundDetail(_ missing: ProgressError.Missing) -> String {
+        switch missing {
+        case .attempt: "No such attempt."
+        case .challenge: "No such challenge."
+        case .group: "No such group."
+        case .chore: "No such chore."
+        case .photo: "No such photo."
+        case .loggedAmount: "No such logged amount."
+        }
+    }
+
+    private static func problem(for refusal: CheckInWindow.Refusal, date: LocalDate) -> Problem {
         switch refusal {
         case .tooLate(let closedAt):
             Problem(
@@ -44,7 +74,7 @@ enum ProgressProblems {
         }
     }
 
-    static func problem(for refusal: PauseRefusal) -> Problem {
+    private static func problem(for refusal: PauseRefusal) -> Problem {
         switch refusal {
         case .notAllowed(let rule):
             Problem(slug: "pause-not-allowed", title: "No time off in this challenge", status: .unprocessableContent, detail: rule)
@@ -66,29 +96,6 @@ enum ProgressProblems {
             Problem.validation(field: field, message)
         case .notPaused:
             Problem.conflict("not-paused", "This attempt has no pause in progress or to come.")
-        }
-    }
-
-    /// The check-in refusal for a day off.
-    static func dayOff(_ date: LocalDate) -> Problem {
-        Problem.conflict("day-off", "\(date) is a day off for this attempt (a pause, a vacation, a rest weekday or a skip day); resume it to check in.")
-    }
-
-    /// What `body` returns, or its pause refusal as a problem document.
-    static func mappingRefusal<Value>(_ body: () throws(PauseRefusal) -> Value) throws -> Value {
-        do {
-            return try body()
-        } catch {
-            throw problem(for: error)
-        }
-    }
-
-    /// What `body` returns, or its domain error as a problem document (other errors pass unchanged).
-    static func mapping<Value>(_ body: () throws -> Value) throws -> Value {
-        do {
-            return try body()
-        } catch let error as ProgressError {
-            throw problem(for: error)
         }
     }
 }

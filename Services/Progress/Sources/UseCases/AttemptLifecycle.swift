@@ -14,10 +14,10 @@ struct AttemptLifecycle: Sendable {
             let now = clock.now()
             let member = try await stores.requireMember(userID)
             guard let timeline = try await stores.joinableTimeline(challengeID, userID: userID) else {
-                throw Problem.notFound("No such challenge.")
+                throw ProgressError.notFound(.challenge)
             }
             if let active = try await stores.attempts.active(userID, challengeID: challengeID) {
-                throw Problem.conflict("already-started", "You already have an active attempt (\(active.id.key)) at this challenge.")
+                throw ProgressError.alreadyStarted(activeAttemptID: active.id)
             }
             let number = try await stores.attempts.previousAttempts(userID, challengeID: challengeID) + 1
             let attempt = try await begin(timeline, member: member, number: number, now: now, trace: trace, in: stores)
@@ -29,16 +29,16 @@ struct AttemptLifecycle: Sendable {
     func restart(_ attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
         try await storage.transaction { stores in
             let now = clock.now()
-            guard var previous = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+            guard var previous = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
             guard previous.state.status != .completed else {
-                throw Problem.conflict("attempt-completed", "A completed attempt is archived; start the challenge again instead.")
+                throw ProgressError.attemptCompleted
             }
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.requireTimeline(of: previous)
             if previous.state.status == .active {
                 try await Self.abandon(&previous, member: member, now: now, trace: trace, in: stores)
             } else if try await stores.attempts.active(userID, challengeID: previous.challengeID) != nil {
-                throw Problem.conflict("already-started", "You already have an active attempt at this challenge.")
+                throw ProgressError.alreadyStarted(activeAttemptID: nil)
             }
             let number = try await stores.attempts.previousAttempts(userID, challengeID: previous.challengeID) + 1
             let attempt = try await begin(timeline, member: member, number: number, now: now, trace: trace, in: stores)
@@ -54,8 +54,8 @@ struct AttemptLifecycle: Sendable {
     func abandon(_ attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
         try await storage.transaction { stores in
             let now = clock.now()
-            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
-            guard attempt.state.status == .active else { throw Problem.conflict("attempt-not-active", "Only an active attempt can be abandoned.") }
+            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
+            guard attempt.state.status == .active else { throw ProgressError.notActive(attempt.state.status, for: .abandon) }
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.requireTimeline(of: attempt)
             try await Self.abandon(&attempt, member: member, now: now, trace: trace, in: stores)
@@ -68,20 +68,18 @@ struct AttemptLifecycle: Sendable {
     ) async throws -> AttemptRow {
         let definition = timeline.latest
         guard definition.kind != .chore else {
-            throw Problem.conflict("chore", "Household chores are completed occurrence by occurrence, not started.")
+            throw ProgressError.choreNotStartable
         }
         let calendar = member.calendar
         var startedOn = calendar.date(at: now)
         var endsOn = definition.durationDays.map { startedOn.adding(days: $0 - 1) }
         if let competition = definition.competition {
-            guard now < competition.endsAt else { throw Problem.conflict("competition-ended", "This competition has ended.") }
+            guard now < competition.endsAt else { throw ProgressError.competitionEnded }
             startedOn = max(startedOn, calendar.date(at: competition.startsAt))
             endsOn = calendar.date(at: competition.endsAt.addingTimeInterval(-1))
         }
         if let endsOn, !endsOn.isSupported {
-            throw Problem(
-                slug: "beyond-supported-dates", title: "Ends beyond the supported dates", status: .unprocessableContent,
-                detail: "Started today, this would end on \(endsOn), after \(LocalDate.supportedRange.upperBound), the last date Surge supports.")
+            throw ProgressError.endsBeyondSupportedDates(endsOn)
         }
         var state = AttemptState()
         state.freezesLeft = definition.rules.streak.freezesPerMonth
@@ -93,7 +91,7 @@ struct AttemptLifecycle: Sendable {
         do {
             try await stores.attempts.insert(attempt, now: now)
         } catch where error.isUniqueViolation {
-            throw Problem.conflict("already-started", "You already have an active attempt at this challenge.")
+            throw ProgressError.alreadyStarted(activeAttemptID: nil)
         }
         try await stores.outbox.append(
             AttemptStarted(

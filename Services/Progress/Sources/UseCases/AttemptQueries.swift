@@ -12,7 +12,7 @@ struct AttemptQueries: Sendable {
 
     func snapshot(_ attemptID: UUID, userID: UUID) async throws -> AttemptSnapshot {
         try await storage.read { stores in
-            guard let attempt = try await stores.attempts.find(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+            guard let attempt = try await stores.attempts.find(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.requireTimeline(of: attempt)
             return try await stores.snapshot(attempt, member: member, timeline: timeline, now: clock.now())
@@ -37,10 +37,10 @@ struct AttemptQueries: Sendable {
     /// One month of an attempt (the current one in the user's zone by default), day by day.
     func calendar(_ attemptID: UUID, userID: UUID, month: LocalDate?) async throws -> (month: LocalDate, days: [CalendarDay]) {
         if let month, !month.isSupported {
-            throw Problem.validation(field: "month", "must be a month from 1970-01 to 2200-12")
+            throw ProgressError.invalidField("month", "must be a month from 1970-01 to 2200-12")
         }
         return try await storage.read { stores in
-            guard let attempt = try await stores.attempts.find(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+            guard let attempt = try await stores.attempts.find(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.projections.timeline(attempt.challengeID)
             let now = clock.now()
@@ -106,7 +106,7 @@ struct AttemptQueries: Sendable {
             let from = today.startOfWeek.adding(days: -7 * (weeks - 1))
             let running: [AttemptRow]
             if let attemptID {
-                guard let attempt = try await stores.attempts.find(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+                guard let attempt = try await stores.attempts.find(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
                 running = [attempt]
             } else {
                 running = try await stores.attempts.running(userID, from: from, through: today)

@@ -69,7 +69,7 @@ extension Stores {
 
     /// The definitions the attempt is judged by; gone with its challenge.
     func requireTimeline(of attempt: AttemptRow) async throws -> DefinitionTimeline {
-        guard let timeline = try await projections.timeline(attempt.challengeID) else { throw ProgressProblems.challengeGone }
+        guard let timeline = try await projections.timeline(attempt.challengeID) else { throw ProgressError.challengeGone }
         return timeline
     }
 

@@ -29,21 +29,21 @@ struct CheckInHandler: Sendable {
 
     func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
         let unsupported = CheckInWindow.unsupportedFields(happenedAt: command.happenedAt, date: command.date)
-        guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
+        guard unsupported.isEmpty else { throw ProgressError.invalidFields(unsupported) }
         let (view, recorded) = try await Self.againIfBeaten { try await storage.transaction { stores -> (AttemptSnapshot, Bool) in
             guard let context = try await stores.attempts.lockForCheckIn(attemptID, of: userID, checkInID: command.checkInID) else {
-                throw ProgressProblems.noSuchAttempt
+                throw ProgressError.notFound(.attempt)
             }
             var attempt = context.attempt
             // Read after the lock: a check-in that waited for the judgement of its day must see that it came too late.
             let now = clock.now()
             let member = if let member = context.member { member } else { try await stores.requireMember(userID) }
-            guard let timeline = DefinitionTimeline(context.definitions) else { throw ProgressProblems.challengeGone }
+            guard let timeline = DefinitionTimeline(context.definitions) else { throw ProgressError.challengeGone }
             let open = attempt.openDays(today: member.calendar.date(at: now))
             var days: LoadedDays? = LoadedDays(range: open, records: try await stores.attempts.days(attempt.id, from: open.lowerBound, through: open.upperBound))
             var recorded = false
             if !context.alreadyRecorded {
-                guard attempt.state.status == .active else { throw ProgressProblems.notActiveForCheckIn(attempt.state.status) }
+                guard attempt.state.status == .active else { throw ProgressError.notActive(attempt.state.status, for: .checkIn) }
                 recorded = try await apply(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, in: stores)
             }
             return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now, days: days), recorded)
@@ -69,17 +69,17 @@ struct CheckInHandler: Sendable {
         _ data: Data, contentType: String, taskID: String, attemptID: UUID, userID: UUID, happenedAt: Date?, date: LocalDate?, trace: TraceContext
     ) async throws -> (AttemptSnapshot, UUID) {
         let unsupported = CheckInWindow.unsupportedFields(happenedAt: happenedAt, date: date)
-        guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
+        guard unsupported.isEmpty else { throw ProgressError.invalidFields(unsupported) }
         return try await storage.transaction { stores in
-            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
             let now = clock.now()
-            guard attempt.state.status == .active else { throw ProgressProblems.notActiveForCheckIn(attempt.state.status) }
+            guard attempt.state.status == .active else { throw ProgressError.notActive(attempt.state.status, for: .checkIn) }
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.requireTimeline(of: attempt)
             let photoID = UUID()
             let day = date ?? member.calendar.date(at: happenedAt ?? now)
             guard timeline.version(on: day).tasks.first(where: { $0.taskID == taskID })?.kind == .photo else {
-                throw Problem.validation(field: "taskID", "is not a photo task of this challenge")
+                throw ProgressError.invalidField("taskID", "is not a photo task of this challenge")
             }
             try await stores.photos.insert(
                 id: photoID, userID: userID, attemptID: attempt.id, challengeID: attempt.challengeID, date: day, taskID: taskID,
@@ -134,20 +134,19 @@ struct CheckInHandler: Sendable {
         case .removeLog(let logID):
             guard let log = try await stores.attempts.checkIn(logID, of: attempt.userID), log.attemptID == attempt.id,
                 log.action == "logged"
-            else { throw Problem.notFound("No such logged amount.") }
-            guard log.removedBy == nil else { throw Problem.conflict("already-removed", "That amount was already removed.") }
+            else { throw ProgressError.notFound(.loggedAmount) }
+            guard log.removedBy == nil else { throw ProgressError.amountAlreadyRemoved }
             taskID = log.taskID
             date = log.date
             action = .removeLog(quantity: log.quantity ?? 0, rewardedQuantity: log.rewardedQuantity ?? 0, points: log.points)
         }
         let definition = timeline.version(on: date)
         if let competition = definition.competition, happenedAt < competition.startsAt || happenedAt >= competition.endsAt {
-            throw Problem(slug: "outside-competition", title: "Outside the competition", status: .unprocessableContent,
-                          detail: "The competition runs from \(Timestamp.format(competition.startsAt)) to \(Timestamp.format(competition.endsAt)).")
+            throw ProgressError.outsideCompetition(startsAt: competition.startsAt, endsAt: competition.endsAt)
         }
         if let competition = definition.competition, now >= competition.endsAt {
             // Its standings are final at its end, even for amounts logged offline before it.
-            throw ProgressProblems.problem(for: .tooLate(closedAt: competition.endsAt), date: date)
+            throw ProgressError.checkInRefused(.tooLate(closedAt: competition.endsAt), date: date)
         }
         let inProgress = Judge.nextPeriodEnd(
             attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
@@ -156,11 +155,11 @@ struct CheckInHandler: Sendable {
             graceMinutes: definition.rules.checkInGraceMinutes, judgedThrough: attempt.state.judgedThrough,
             judgedThroughClosedAt: attempt.state.judgedThroughClosedAt, closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
         {
-            throw ProgressProblems.problem(for: refusal, date: date)
+            throw ProgressError.checkInRefused(refusal, date: date)
         }
         let timeOff = attempt.state.timeOff(definition)
         // Time off earns nothing: a day off takes no check-ins (what was logged before it was taken off stays).
-        if timeOff.isOff(date) { throw ProgressProblems.dayOff(date) }
+        if timeOff.isOff(date) { throw ProgressError.dayOff(date) }
         var record =
             if let days, days.range.contains(date) {
                 days.records[date] ?? DayRecord(date: date)
@@ -168,11 +167,9 @@ struct CheckInHandler: Sendable {
                 try await stores.attempts.day(attempt.id, date) ?? DayRecord(date: date)
             }
         let levelPoints = definition.rules.points.kind == .series ? try await stores.ledger.levelPoints(attempt.userID) : 0
-        let result = try ProgressProblems.mapping {
-            try CheckInEngine.apply(
-                CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
-                context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, levelPoints: levelPoints))
-        }
+        let result = try CheckInEngine.apply(
+            CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
+            context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, levelPoints: levelPoints))
         if result.unchanged {
             if result.applied {
                 try await stores.attempts.saveDay(attempt.id, record)

@@ -14,7 +14,7 @@ struct HouseholdChores: Sendable {
     func list(groupID: UUID, userID: UUID, status: ChoreOccurrenceStatus, page: PageRequest<ChoreCursor>) async throws -> Page<ChoreOccurrence> {
         try await storage.read { stores in
             guard try await CatchUp.standard.until({ try await stores.projections.isMember(userID, of: groupID) }) else {
-                throw Problem.notFound("No such group.")
+                throw ProgressError.notFound(.group)
             }
             switch status {
             case .completed:
@@ -35,9 +35,9 @@ struct HouseholdChores: Sendable {
             let now = clock.now()
             guard var occurrence = try await stores.chores.lock(occurrenceID),
                 try await CatchUp.standard.until({ try await stores.projections.isMember(userID, of: occurrence.groupID) })
-            else { throw Problem.notFound("No such chore.") }
+            else { throw ProgressError.notFound(.chore) }
             guard occurrence.status == "pending" else {
-                throw Problem.conflict("chore-already-completed", "This chore was already completed.")
+                throw ProgressError.choreAlreadyCompleted
             }
             let member = try await stores.projections.member(userID)
             let groupCalendar = try await ChoreScheduling.calendar(of: occurrence.groupID, in: stores)

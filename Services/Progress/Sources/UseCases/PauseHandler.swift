@@ -16,7 +16,7 @@ struct PauseCommand: Sendable {
 struct VacationRefusal: Sendable {
     var attempt: AttemptRow
     var challengeName: String
-    var problem: Problem
+    var refusal: ProgressError
 }
 
 /// Pauses, vacations, skip days and resumes: each a change of the attempt's state with its event, in one transaction.
@@ -26,7 +26,7 @@ struct PauseHandler: Sendable {
 
     func pause(_ attemptID: UUID, userID: UUID, command: PauseCommand, trace: TraceContext) async throws -> AttemptSnapshot {
         try await storage.transaction { stores in
-            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
             let now = clock.now()
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.requireTimeline(of: attempt)
@@ -37,7 +37,7 @@ struct PauseHandler: Sendable {
 
     func resume(_ attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
         try await storage.transaction { stores in
-            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressError.notFound(.attempt) }
             let now = clock.now()
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.requireTimeline(of: attempt)
@@ -54,7 +54,7 @@ struct PauseHandler: Sendable {
             let member = try await stores.requireMember(userID)
             // Refused as a whole (422), not attempt by attempt: the days asked for are the same for every attempt.
             let request = PauseRequest(kind: command.kind, from: command.from ?? member.calendar.date(at: now), days: command.days)
-            try ProgressProblems.mappingRefusal { () throws(PauseRefusal) in try PausePolicy.checkSupported(request) }
+            try ProgressError.refusingPause { () throws(PauseRefusal) in try PausePolicy.checkSupported(request) }
             var paused: [AttemptSnapshot] = []
             var refused: [VacationRefusal] = []
             for var attempt in try await stores.attempts.lockActive(of: userID) {
@@ -62,8 +62,8 @@ struct PauseHandler: Sendable {
                 do {
                     try await pause(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, in: stores)
                     paused.append(try await stores.snapshot(attempt, member: member, timeline: timeline, now: now))
-                } catch let problem as Problem {
-                    refused.append(VacationRefusal(attempt: attempt, challengeName: timeline.latest.name, problem: problem))
+                } catch let refusal as ProgressError {
+                    refused.append(VacationRefusal(attempt: attempt, challengeName: timeline.latest.name, refusal: refusal))
                 }
             }
             return (paused, refused)
@@ -83,7 +83,7 @@ struct PauseHandler: Sendable {
                 try await resume(&attempt, member: member, now: now, trace: trace, in: stores)
                 resumed.append(try await stores.snapshot(attempt, member: member, timeline: timeline, now: now))
             }
-            guard !resumed.isEmpty else { throw ProgressProblems.problem(for: PauseRefusal.notPaused) }
+            guard !resumed.isEmpty else { throw ProgressError.pauseRefused(.notPaused) }
             return resumed
         }
     }
@@ -93,7 +93,7 @@ struct PauseHandler: Sendable {
         in stores: Stores
     ) async throws {
         guard attempt.state.status == .active else {
-            throw Problem.conflict("attempt-not-active", "This attempt is \(attempt.state.status.rawValue): only an active attempt can take time off.")
+            throw ProgressError.notActive(attempt.state.status, for: .takeTimeOff)
         }
         let calendar = member.calendar
         let today = calendar.date(at: now)
@@ -102,7 +102,7 @@ struct PauseHandler: Sendable {
         let state = attempt.state
         let startedOn = attempt.startedOn
         let endOn = attempt.endsOn
-        let pause = try ProgressProblems.mappingRefusal { () throws(PauseRefusal) in
+        let pause = try ProgressError.refusingPause { () throws(PauseRefusal) in
             try PausePolicy.pause(
                 PauseRequest(kind: command.kind, from: from, days: command.days),
                 attempt: .init(state: state, startedOn: startedOn, endOn: endOn, definition: definition), today: today, now: now, pauseID: UUID(),
@@ -122,10 +122,10 @@ struct PauseHandler: Sendable {
         _ attempt: inout AttemptRow, member: Member, now: Date, trace: TraceContext, in stores: Stores
     ) async throws {
         guard attempt.state.status == .active else {
-            throw Problem.conflict("attempt-not-active", "This attempt is \(attempt.state.status.rawValue): there is nothing to resume.")
+            throw ProgressError.notActive(attempt.state.status, for: .resume)
         }
         let today = member.calendar.date(at: now)
-        let (before, after) = try ProgressProblems.mappingRefusal { () throws(PauseRefusal) in try PausePolicy.resume(&attempt.state, today: today) }
+        let (before, after) = try ProgressError.refusingPause { () throws(PauseRefusal) in try PausePolicy.resume(&attempt.state, today: today) }
         try await stores.attempts.update(attempt, now: now)
         try await stores.outbox.append(
             AttemptResumed(
