@@ -275,6 +275,30 @@ struct ProgressDomainTests {
         #expect(WeekGoal.isMet(WeekGoal.days(of: start, startedOn: sunday, endOn: nil), records: [sunday: DayRecord(date: sunday, tasks: ["pushups": oneDay])], definition: definition, dailyGoal: 20))
     }
 
+    @Test("a week's progress: done against the target of its counted days, and daily goals to offer: up after a met week, down after a missed one")
+    func weekProgress() {
+        let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, targetFromDailyGoal: 1, unit: "push-ups")
+        let definition = Self.definition(
+            tasks: [task], streak: .init(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: true, weeklyGoalDays: 5))
+        let monday = LocalDate("2026-11-02")!
+        func progress(_ total: Double, startedOn: LocalDate = monday) -> WeekProgress {
+            var logged = TaskProgress()
+            logged.quantity = total
+            let day = monday.adding(days: 6)
+            return WeekProgress(
+                weekStart: monday, startedOn: startedOn, endOn: nil, timeOff: TimeOff(pauses: [], rule: definition.pauseRule),
+                records: [day: DayRecord(date: day, tasks: ["pushups": logged])], definition: definition, dailyGoal: 20)
+        }
+        let met = progress(100)
+        #expect(met.goalMet && met.target == 100 && met.done == 100 && met.percent == 100 && met.unit == "push-ups")
+        #expect(met.suggestedDailyGoals == [20, 22, 24])
+        let missed = progress(45)
+        #expect(!missed.goalMet && missed.percent == 45)
+        #expect(missed.suggestedDailyGoals == [18, 16, 14])
+        // Joined on the Sunday: one day's worth is the target.
+        #expect(progress(20, startedOn: monday.adding(days: 6)).target == 20)
+    }
+
     @Test("chores recur: weekly on given days, monthly clamped to short months, daily, and none")
     func choreRecurrence() {
         let weekly = ChoreRecurrence(kind: .weekly, weekdays: [.monday, .thursday])

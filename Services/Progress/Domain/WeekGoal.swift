@@ -34,3 +34,42 @@ public enum WeekGoal {
         definition.rules.points.kind == .series
     }
 }
+
+/// Where a weekly-streak attempt stands in the week starting `weekStart` (001's weekly goal and Sunday summary).
+public struct WeekProgress: Equatable, Sendable {
+    public var weekStart: LocalDate
+    /// The unit, target and done amount of the challenge's quantity task, if it has one.
+    public var unit: String?
+    public var target: Double?
+    public var done: Double
+    public var goalMet: Bool
+    /// Daily goals to offer when the week ends.
+    public var suggestedDailyGoals: [Int]
+
+    /// After a met week: keep the goal, or raise it 10 % or 20 %.
+    public static let raisedGoalFactors = [1.0, 1.1, 1.2]
+    /// After a missed week: lower the goal 10 %, 20 % or 30 %.
+    public static let loweredGoalFactors = [0.9, 0.8, 0.7]
+
+    /// The week's progress from its day records; only the week's days inside the attempt and not off count.
+    public init(
+        weekStart: LocalDate, startedOn: LocalDate, endOn: LocalDate?, timeOff: TimeOff, records: [LocalDate: DayRecord],
+        definition: JudgingDefinition, dailyGoal: Int
+    ) {
+        let days = timeOff.counting(WeekGoal.days(of: weekStart, startedOn: startedOn, endOn: endOn))
+        let task = definition.tasks.first { $0.kind == .quantity }
+        self.weekStart = weekStart
+        goalMet = WeekGoal.isMet(days, records: records, definition: definition, dailyGoal: dailyGoal)
+        unit = task?.unit
+        done = task.map { WeekGoal.total(of: $0.taskID, days: days, records: records, cappedOnly: WeekGoal.countsCappedOnly(definition)) } ?? 0
+        target = task.flatMap {
+            PeriodRequirement.target(of: $0, over: days, dailyGoal: dailyGoal, goalDays: WeekGoal.goalDays(definition, days: days))
+        }
+        suggestedDailyGoals = (goalMet ? Self.raisedGoalFactors : Self.loweredGoalFactors).map { max(1, Int((Double(dailyGoal) * $0).rounded())) }
+    }
+
+    /// The done amount as a whole percentage of the target, rounded down.
+    public var percent: Int? {
+        target.map { $0 > 0 ? Int((done / $0 * 100).rounded(.down)) : 0 }
+    }
+}

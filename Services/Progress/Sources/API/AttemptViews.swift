@@ -59,7 +59,7 @@ struct WeekView: Codable, Sendable {
     var done: Double
     var percent: Int?
     var goalMet: Bool
-    /// Daily goals to offer when the week ends: maintain, +10 %, +20 % after a met goal; -10, -20, -30 % otherwise.
+    /// Daily goals to offer when the week ends (`WeekProgress`): maintain, +10 %, +20 % after a met goal; -10, -20, -30 % otherwise.
     var suggestedDailyGoals: [Int]
 }
 
@@ -186,21 +186,12 @@ extension AttemptView {
         let liveStreak = live.current
         var week: WeekView?
         if period == .week {
-            let weekStart = snapshot.today.startOfWeek
-            let days = timeOff.counting(WeekGoal.days(of: weekStart, startedOn: attempt.startedOn, endOn: attempt.endsOn))
-            let met = WeekGoal.isMet(days, records: snapshot.openRecords, definition: definition, dailyGoal: dailyGoal)
-            let task = definition.tasks.first { $0.kind == .quantity }
-            let done = task.map {
-                WeekGoal.total(of: $0.taskID, days: days, records: snapshot.openRecords, cappedOnly: WeekGoal.countsCappedOnly(definition))
-            } ?? 0
-            let target = task.flatMap {
-                PeriodRequirement.target(of: $0, over: days, dailyGoal: dailyGoal, goalDays: WeekGoal.goalDays(definition, days: days))
-            }
-            let factors = met ? [1.0, 1.1, 1.2] : [0.9, 0.8, 0.7]
+            let progress = WeekProgress(
+                weekStart: snapshot.today.startOfWeek, startedOn: attempt.startedOn, endOn: attempt.endsOn, timeOff: timeOff,
+                records: snapshot.openRecords, definition: definition, dailyGoal: dailyGoal)
             week = WeekView(
-                weekStart: weekStart, unit: task?.unit, target: target, done: done,
-                percent: target.map { $0 > 0 ? Int((done / $0 * 100).rounded(.down)) : 0 }, goalMet: met,
-                suggestedDailyGoals: factors.map { max(1, Int((Double(dailyGoal) * $0).rounded())) })
+                weekStart: progress.weekStart, unit: progress.unit, target: progress.target, done: progress.done, percent: progress.percent,
+                goalMet: progress.goalMet, suggestedDailyGoals: progress.suggestedDailyGoals)
         }
         let completed = state.periodsCompleted + live.openCompleted
         let level = definition.rules.points.series.map { Points.level(points: snapshot.levelPoints, thresholds: $0.levelThresholds) }
