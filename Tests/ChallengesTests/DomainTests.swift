@@ -300,7 +300,11 @@ struct AccessPolicyTests {
 struct BrowseQueryTests {
     /// The query the controller reads, its domain error mapped as the API edge maps it.
     static func parsed(_ parameters: [String: String]) throws -> BrowseQuery {
-        try ChallengesProblems.mapping { try BrowseQuery(parameters: parameters) }
+        do {
+            return try BrowseQuery(parameters: parameters)
+        } catch {
+            throw error.problem
+        }
     }
 
     @Test("a NUL character in any parameter is a 400 naming it, before it can reach SQL")

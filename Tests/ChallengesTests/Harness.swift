@@ -155,13 +155,15 @@ struct Harness: Sendable {
     }
 }
 
-/// The problem an operation answered with; records an issue if it succeeded or failed otherwise.
+/// The problem an operation answered with (a domain error as its service describes it); records an issue if it succeeded or failed otherwise.
 func problem(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> Problem? {
     do {
         try await body()
         Issue.record("expected a problem, the operation succeeded", sourceLocation: sourceLocation)
     } catch let problem as Problem {
         return problem
+    } catch let error as any ProblemDescribing {
+        return error.problem
     } catch {
         Issue.record("expected a problem, got \(error)", sourceLocation: sourceLocation)
     }

@@ -37,7 +37,7 @@ struct ChallengesController {
 
     @Sendable func browse(request: Request, context: SurgeRequestContext) async throws -> Page<ChallengeSummary> {
         let caller = try context.caller()
-        let query = try ChallengesProblems.mapping { try BrowseQuery(parameters: Self.parameters(request)) }
+        let query = try BrowseQuery(parameters: Self.parameters(request))
         return ChallengeSummary.page(try await browsing.browse(query, page: try PageRequest<BrowsePosition>(request), caller: caller))
     }
 

@@ -70,7 +70,7 @@ struct PostgresChallengeLists: ChallengeListStore {
             case .trending:
                 sql.append("\n  AND (c.trending_score, c.challenge_id) < (\(sql.bind(try Self.integerKey(position))), \(sql.bind(position.id)))")
             case .relevance:
-                guard position.key.isFinite else { throw Problem.unknownCursor() }
+                guard position.key.isFinite else { throw ChallengesError.unknownCursor }
                 sql.append("\n  AND (\(key), c.challenge_id) < (\(sql.bind(position.key)), \(sql.bind(position.id)))")
             }
         }
@@ -87,7 +87,7 @@ struct PostgresChallengeLists: ChallengeListStore {
     /// The cursor's key as the integer the newest, liked and trending sorts compare. The key comes from the client,
     /// so one that is not an integer (1e300, 2.5) is refused: converting it with `Int(_:)` would trap.
     static func integerKey(_ position: BrowsePosition) throws -> Int {
-        guard let key = Int(exactly: position.key) else { throw Problem.unknownCursor() }
+        guard let key = Int(exactly: position.key) else { throw ChallengesError.unknownCursor }
         return key
     }
 

@@ -15,9 +15,7 @@ struct ChallengeAuthoring {
         return try await storage.transaction { store in
             let members = try await store.members(of: draft.groupID, includingCaller: caller, awaiting: draft.namedMembers)
             let context = DraftContext(source: .user(caller), groupMembers: members, today: VersionSchedule.latestDate(at: now))
-            let first = try ChallengesProblems.mapping {
-                try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
-            }
+            let first = try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
             try await store.insert(first, contentVersion: nil, createdBy: caller, at: now)
             try await store.publish(ChallengePublished(definition: ChallengeDefinition(first), publishedAt: now), at: now, trace: trace)
             let challenge = try await store.visibleChallenge(first.challengeID, to: caller)
@@ -30,12 +28,11 @@ struct ChallengeAuthoring {
         return try await storage.transaction { store in
             var challenge = try await store.visibleChallenge(challengeID, to: caller, locking: true)
             guard AccessPolicy.canEdit(challenge.facts) else {
-                throw Problem.forbidden(
-                    challenge.kind == .chore ? "Only members of the household may edit its chores." : "Only the owner may edit this challenge.")
+                throw ChallengesError.forbidden(challenge.kind == .chore ? .editChore : .edit)
             }
-            guard !patch.isEmpty else { throw Problem.validation(field: "body", "must change at least one field") }
+            guard !patch.isEmpty else { throw ChallengesError.invalidField("body", "must change at least one field") }
             guard let latest = try await store.version(challenge.latestVersion, of: challengeID) else {
-                throw Problem.notFound("No such challenge.")
+                throw ChallengesError.notFound(.challenge)
             }
             let draft = patch.applied(to: ChallengeDraft(latest))
             // A member who left does not block edits that leave the group and the chore alone.
@@ -46,9 +43,8 @@ struct ChallengeAuthoring {
             let context = DraftContext(
                 source: .user(caller), groupMembers: members, checksMembership: patch.changesMembership,
                 today: VersionSchedule.latestDate(at: now))
-            var next = try ChallengesProblems.mapping {
-                try draft.build(challengeID: challengeID, version: latest.version + 1, effectiveFrom: nil, ownerID: latest.ownerID, context: context)
-            }
+            var next = try draft.build(
+                challengeID: challengeID, version: latest.version + 1, effectiveFrom: nil, ownerID: latest.ownerID, context: context)
             if next.hasSameContent(as: latest) {
                 return ShownChallenge(challenge: challenge, version: latest, history: try await store.history(of: challengeID))
             }
@@ -70,12 +66,10 @@ struct ChallengeAuthoring {
         try await storage.transaction { store in
             let challenge = try await store.visibleChallenge(challengeID, to: caller, locking: true)
             guard AccessPolicy.canDelete(challenge.facts) else {
-                throw Problem.forbidden(
-                    challenge.kind == .curated || challenge.visibility == .curated
-                        ? "Curated challenges are part of the library and cannot be deleted."
-                        : challenge.kind == .chore ? "Only members of the household may delete its chores." : "Only the owner may delete this challenge.")
+                throw ChallengesError.forbidden(
+                    challenge.kind == .curated || challenge.visibility == .curated ? .deleteCurated : challenge.kind == .chore ? .deleteChore : .delete)
             }
-            guard confirmed else { throw Problem.confirmationRequired() }
+            guard confirmed else { throw ChallengesError.confirmationRequired }
             try await store.delete(challengeID)
             try await store.publish(
                 ChallengeDeleted(

@@ -12,7 +12,7 @@ struct ChallengeBrowsing {
     func browse(_ query: BrowseQuery, page: PageRequest<BrowsePosition>, caller: UUID) async throws -> Page<ListedChallenge> {
         // A cursor orders by its own sort's key: one from another sort would skip or repeat items.
         if let position = page.after, position.sort != query.sort {
-            throw Problem.unknownCursor()
+            throw ChallengesError.unknownCursor
         }
         return try await lists.browse(query, page: page, caller: caller)
     }
@@ -26,7 +26,7 @@ struct ChallengeBrowsing {
         let member = try await storage.reading { store in
             try await CatchUp.standard.until { try await store.isMember(caller, of: groupID) }
         }
-        guard member else { throw Problem.notFound("No such group.") }
+        guard member else { throw ChallengesError.notFound(.group) }
         return try await lists.chores(groupID: groupID, page: page, caller: caller)
     }
 }

@@ -13,18 +13,18 @@ struct ChallengeInvitations {
         // Neither userIDs nor groupID names nobody: nothing is sent, as for a group with no other members.
         let userIDs = request.userIDs ?? []
         if userIDs.count > InvitationRequest.maxUsers {
-            throw Problem.validation(field: "userIDs", "must list at most \(InvitationRequest.maxUsers) users")
+            throw ChallengesError.invalidField("userIDs", "must list at most \(InvitationRequest.maxUsers) users")
         }
         let now = now()
         return try await storage.transaction { store in
             let challenge = try await store.visibleChallenge(challengeID, to: caller, locking: true)
-            guard AccessPolicy.isInvitable(challenge.kind) else { throw Problem.notInvitable(challenge.kind) }
-            guard AccessPolicy.canInvite(challenge.facts) else { throw Problem.forbidden("Only the owner may invite people to this challenge.") }
+            guard AccessPolicy.isInvitable(challenge.kind) else { throw ChallengesError.notInvitable(challenge.kind) }
+            guard AccessPolicy.canInvite(challenge.facts) else { throw ChallengesError.forbidden(.invite) }
             let others = Set(userIDs).subtracting([caller])
             // Friends accepted a moment ago are waited for.
             _ = try await CatchUp.standard.until { try await store.friends(of: caller, among: userIDs).isSuperset(of: others) }
             let friends = try await store.friends(of: caller, among: userIDs)
-            var errors: [Problem.FieldError] = []
+            var errors: [FieldError] = []
             for (index, userID) in userIDs.enumerated() {
                 if userID == caller {
                     errors.append(.init(field: "userIDs[\(index)]", message: "is you"))
@@ -37,7 +37,7 @@ struct ChallengeInvitations {
                 let members = try await store.members(of: groupID, includingCaller: caller) ?? []
                 invitees += members.subtracting([caller]).sorted { $0.uuidString < $1.uuidString }.map { ($0, groupID) }
             }
-            guard errors.isEmpty else { throw Problem.validation(errors) }
+            guard errors.isEmpty else { throw ChallengesError.invalidFields(errors) }
             var result = InvitationResult(invitations: [], alreadyInvited: [])
             var seen = Set<UUID>()
             for (invitee, groupID) in invitees where seen.insert(invitee).inserted {

@@ -21,7 +21,7 @@ struct ChallengeReading {
             let challenge = try await store.visibleChallenge(challengeID, to: caller)
             let history = try await store.history(of: challengeID)
             guard let latest = try await store.version(challenge.latestVersion, of: challengeID) else {
-                throw Problem.notFound("No such challenge.")
+                throw ChallengesError.notFound(.challenge)
             }
             let today = LocalCalendar(timeZone: try await store.judgingZone(of: latest, for: caller)).date(at: now)
             let inForce = VersionSchedule.versionInForce(on: today, among: history) ?? challenge.latestVersion
@@ -34,7 +34,7 @@ struct ChallengeReading {
         try await storage.reading { store in
             let challenge = try await store.visibleChallenge(challengeID, to: caller)
             guard let asked = try await store.version(number, of: challengeID) else {
-                throw Problem.notFound("This challenge has no version \(number).")
+                throw ChallengesError.notFound(.version(number))
             }
             return ShownChallenge(challenge: challenge, version: asked, history: try await store.history(of: challengeID))
         }

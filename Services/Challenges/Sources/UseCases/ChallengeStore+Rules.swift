@@ -10,14 +10,14 @@ extension ChallengeStore {
     /// The challenge if the caller may see it; otherwise 404. A group's challenge seen by a caller not among its
     /// members yet (a household joined a moment ago) is read again once they are, or once the wait runs out.
     func visibleChallenge(_ challengeID: UUID, to caller: UUID, locking: Bool = false) async throws -> ChallengeRecord {
-        guard var challenge = try await challenge(challengeID, as: caller, locking: locking) else { throw Problem.notFound("No such challenge.") }
+        guard var challenge = try await challenge(challengeID, as: caller, locking: locking) else { throw ChallengesError.notFound(.challenge) }
         if !AccessPolicy.canSee(challenge.facts), let groupID = challenge.groupID,
             try await CatchUp.standard.until({ try await isMember(caller, of: groupID) }),
             let again = try await self.challenge(challengeID, as: caller, locking: locking)
         {
             challenge = again
         }
-        guard AccessPolicy.canSee(challenge.facts) else { throw Problem.notFound("No such challenge.") }
+        guard AccessPolicy.canSee(challenge.facts) else { throw ChallengesError.notFound(.challenge) }
         return challenge
     }
 
@@ -34,7 +34,7 @@ extension ChallengeStore {
         }
         if let withAll { return withAll }
         guard let members = try await members(of: groupID), members.contains(caller) else {
-            throw Problem.notFound("No group \(groupID.key) among yours.")
+            throw ChallengesError.notFound(.groupAmongYours(groupID))
         }
         return members
     }

@@ -20,7 +20,7 @@ struct ContentSeeder {
 
     struct InvalidContent: Error, CustomStringConvertible {
         let name: String
-        let errors: [Problem.FieldError]
+        let errors: [FieldError]
         var description: String {
             "curated definition \(name) is invalid: " + errors.map { "\($0.field) \($0.message)" }.joined(separator: "; ")
         }
