@@ -11,9 +11,10 @@ import Testing
 /// them).
 func fieldErrors(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> [FieldError] {
     do {
-        try IdentityProblems.mapping(body)
+        try body()
         return []
-    } catch let problem as Problem {
+    } catch let error as IdentityError {
+        let problem = error.problem
         #expect(problem.type == Problem.typeBase + "validation", sourceLocation: sourceLocation)
         return problem.errors ?? []
     } catch {

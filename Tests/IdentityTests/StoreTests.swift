@@ -66,13 +66,15 @@ func withIdentityFixture(_ body: @Sendable (IdentityFixture) async throws -> Voi
     }
 }
 
-/// The problem a call threw, if any.
+/// The problem a call threw (a domain error as its service describes it), if any.
 func problem(_ body: () async throws -> Void) async -> Problem? {
     do {
         try await body()
         return nil
     } catch let problem as Problem {
         return problem
+    } catch let error as any ProblemDescribing {
+        return error.problem
     } catch {
         Issue.record("unexpected error \(error)")
         return nil

@@ -29,16 +29,14 @@ struct AccountController {
     }
 
     @Sendable func me(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
-        guard let account = try await accounts.account(try context.caller()) else { throw IdentityProblems.accountGone }
+        guard let account = try await accounts.account(try context.caller()) else { throw IdentityError.accountGone }
         return AccountResponse(user: account)
     }
 
     @Sendable func updateMe(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
         let caller = try context.caller()
         let body = try await request.decode(as: ProfileUpdateRequest.self, context: context)
-        let update = try IdentityProblems.mapping {
-            try ProfileUpdate(displayName: body.displayName, avatarURL: body.avatarURL, timeZone: body.timeZone, locale: body.locale)
-        }
+        let update = try ProfileUpdate(displayName: body.displayName, avatarURL: body.avatarURL, timeZone: body.timeZone, locale: body.locale)
         return AccountResponse(user: try await accounts.updateProfile(caller, update, trace: context.trace))
     }
 
@@ -46,7 +44,7 @@ struct AccountController {
     @Sendable func attachCredentials(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
         let caller = try context.caller()
         let body = try await request.decode(as: CredentialsRequest.self, context: context)
-        let credentials = try IdentityProblems.mapping { try CredentialsAttachment(email: body.email, password: body.password) }
+        let credentials = try CredentialsAttachment(email: body.email, password: body.password)
         let hash = try await passwords.hash(credentials.password)
         return AccountResponse(user: try await accounts.attachCredentials(caller, credentials, passwordHash: hash, trace: context.trace))
     }
@@ -59,11 +57,9 @@ struct AccountController {
     @Sendable func putPreferences(request: Request, context: SurgeRequestContext) async throws -> PreferencesResponse {
         let caller = try context.caller()
         let body = try await request.decode(as: PreferencesRequest.self, context: context)
-        let preferences = try IdentityProblems.mapping {
-            try Preferences.validated(
-                notificationsEnabled: body.notificationsEnabled, dailyReminderTime: body.dailyReminderTime, quietHours: body.quietHours,
-                disabledCategories: body.disabledCategories ?? [], telemetryOptOut: body.telemetryOptOut)
-        }
+        let preferences = try Preferences.validated(
+            notificationsEnabled: body.notificationsEnabled, dailyReminderTime: body.dailyReminderTime, quietHours: body.quietHours,
+            disabledCategories: body.disabledCategories ?? [], telemetryOptOut: body.telemetryOptOut)
         let (saved, updatedAt) = try await accounts.savePreferences(caller, preferences, trace: context.trace)
         return PreferencesResponse(saved, updatedAt: updatedAt)
     }
@@ -87,11 +83,9 @@ struct AccountController {
 
     static func plan(from request: Request, context: SurgeRequestContext) async throws -> TrainingPlan {
         let body = try await request.decode(as: TrainingPlanRequest.self, context: context)
-        return try IdentityProblems.mapping {
-            try TrainingPlan(
-                activityLevel: body.activityLevel, maxPushUpsInOneSet: body.maxPushUpsInOneSet, daysPerWeek: body.daysPerWeek,
-                dailyGoal: body.dailyGoal, startingSeries: body.startingSeries, recoverySeconds: body.recoverySeconds)
-        }
+        return try TrainingPlan(
+            activityLevel: body.activityLevel, maxPushUpsInOneSet: body.maxPushUpsInOneSet, daysPerWeek: body.daysPerWeek,
+            dailyGoal: body.dailyGoal, startingSeries: body.startingSeries, recoverySeconds: body.recoverySeconds)
     }
 
     /// Deletes the account. It needs `?confirm=true`, as deleting a challenge does; without it the answer is 422
@@ -132,7 +126,7 @@ struct AccountController {
     /// `GET /internal/export`: identity's part of the caller's data export. Not public: the gateway merges it with
     /// the other services' parts.
     @Sendable func export(request: Request, context: SurgeRequestContext) async throws -> IdentityExport {
-        guard let export = try await exports.export(try context.caller()) else { throw IdentityProblems.accountGone }
+        guard let export = try await exports.export(try context.caller()) else { throw IdentityError.accountGone }
         return export
     }
 }

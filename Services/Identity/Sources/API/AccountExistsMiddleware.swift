@@ -1,4 +1,5 @@
 import Hummingbird
+import IdentityDomain
 import SurgeRuntime
 
 /// An access token stays cryptographically valid until it expires, even after its account was deleted. Every request
@@ -10,7 +11,7 @@ struct AccountExistsMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let caller = context.callerID, try await !accounts.exists(caller) {
-            throw IdentityProblems.accountGone
+            throw IdentityError.accountGone
         }
         return try await next(request, context)
     }

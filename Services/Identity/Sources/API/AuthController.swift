@@ -74,9 +74,7 @@ struct AuthController {
     @Sendable func registerGuest(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<SessionResponse> {
         let body = try await request.decode(as: GuestRequest.self, context: context)
         let device = try Self.deviceName(body.deviceName, request: request)
-        let registration = try IdentityProblems.mapping {
-            try GuestRegistration(displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
-        }
+        let registration = try GuestRegistration(displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
         let account = try await accounts.registerGuest(registration, trace: context.trace)
         return EditedResponse(status: .created, response: try await session(for: account, device: device))
     }
@@ -84,10 +82,8 @@ struct AuthController {
     @Sendable func register(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<SessionResponse> {
         let body = try await request.decode(as: RegisterRequest.self, context: context)
         let device = try Self.deviceName(body.deviceName, request: request)
-        let registration = try IdentityProblems.mapping {
-            try PasswordRegistration(
-                email: body.email, password: body.password, displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
-        }
+        let registration = try PasswordRegistration(
+            email: body.email, password: body.password, displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
         let hash = try await passwords.hash(registration.password)
         let account = try await accounts.registerWithPassword(registration, passwordHash: hash, trace: context.trace)
         var response = try await session(for: account, device: device)

@@ -61,7 +61,7 @@ struct FriendsController {
     }
 
     private func requestID(_ request: Request, _ context: SurgeRequestContext) throws -> UUID {
-        guard let text = context.parameters.get("requestID"), let id = UUID(uuidString: text) else { throw FriendStore.requestNotFound }
+        guard let text = context.parameters.get("requestID"), let id = UUID(uuidString: text) else { throw IdentityError.notFound(.friendRequest) }
         return id
     }
 }

@@ -25,7 +25,7 @@ struct GroupsController {
     @Sendable func create(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<GroupSummary> {
         let caller = try context.caller()
         let body = try await request.decode(as: GroupCreationRequest.self, context: context)
-        let creation = try IdentityProblems.mapping { try GroupCreation(name: body.name, kind: body.kind, timeZone: body.timeZone) }
+        let creation = try GroupCreation(name: body.name, kind: body.kind, timeZone: body.timeZone)
         return EditedResponse(status: .created, response: try await groups.create(creation, owner: caller, trace: context.trace))
     }
 
@@ -35,7 +35,7 @@ struct GroupsController {
 
     @Sendable func get(request: Request, context: SurgeRequestContext) async throws -> GroupSummary {
         let caller = try context.caller()
-        guard let group = try await groups.group(try groupID(request, context), for: caller) else { throw GroupStore.groupNotFound }
+        guard let group = try await groups.group(try groupID(request, context), for: caller) else { throw IdentityError.notFound(.group) }
         return group
     }
 
@@ -43,7 +43,7 @@ struct GroupsController {
         let caller = try context.caller()
         let id = try groupID(request, context)
         let body = try await request.decode(as: GroupUpdateRequest.self, context: context)
-        let update = try IdentityProblems.mapping { try GroupUpdate(name: body.name, timeZone: body.timeZone) }
+        let update = try GroupUpdate(name: body.name, timeZone: body.timeZone)
         return try await groups.update(id, update, by: caller, trace: context.trace)
     }
 
@@ -68,7 +68,7 @@ struct GroupsController {
     @Sendable func revokeInvite(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
         let caller = try context.caller()
         let id = try groupID(request, context)
-        guard let code = context.parameters.get("code").flatMap(InviteCode.normalise) else { throw Problem.notFound("No such invite.") }
+        guard let code = context.parameters.get("code").flatMap(InviteCode.normalise) else { throw IdentityError.notFound(.invite) }
         try await groups.revokeInvite(code, of: id, by: caller)
         return .noContent
     }
@@ -76,7 +76,7 @@ struct GroupsController {
     @Sendable func join(request: Request, context: SurgeRequestContext) async throws -> GroupSummary {
         let caller = try context.caller()
         let body = try await request.decode(as: JoinGroupRequest.self, context: context)
-        guard let code = InviteCode.normalise(body.code) else { throw GroupStore.inviteNotFound }
+        guard let code = InviteCode.normalise(body.code) else { throw IdentityError.notFound(.inviteCode) }
         return try await groups.join(code: code, userID: caller, trace: context.trace)
     }
 
@@ -89,13 +89,13 @@ struct GroupsController {
     @Sendable func removeMember(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
         let caller = try context.caller()
         let id = try groupID(request, context)
-        guard let memberID = context.parameters.get("userID").flatMap(UUID.init(uuidString:)) else { throw Problem.notFound("No such member.") }
+        guard let memberID = context.parameters.get("userID").flatMap(UUID.init(uuidString:)) else { throw IdentityError.notFound(.member) }
         try await groups.remove(memberID, from: id, by: caller, trace: context.trace)
         return .noContent
     }
 
     private func groupID(_ request: Request, _ context: SurgeRequestContext) throws -> UUID {
-        guard let text = context.parameters.get("groupID"), let id = UUID(uuidString: text) else { throw GroupStore.groupNotFound }
+        guard let text = context.parameters.get("groupID"), let id = UUID(uuidString: text) else { throw IdentityError.notFound(.group) }
         return id
     }
 }

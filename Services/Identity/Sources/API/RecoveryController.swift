@@ -74,12 +74,12 @@ struct RecoveryController {
             context.logger.info("Verification token refused", metadata: ["reason": "\(reason.rawValue)"])
             throw Self.invalidLinkToken
         case .emailTaken:
-            throw AccountStore.emailTaken
+            throw IdentityError.emailTaken
         }
     }
 
     @Sendable func getEmail(request: Request, context: SurgeRequestContext) async throws -> EmailStatusResponse {
-        guard let status = try await recovery.emailStatus(try context.caller()) else { throw IdentityProblems.accountGone }
+        guard let status = try await recovery.emailStatus(try context.caller()) else { throw IdentityError.accountGone }
         return EmailStatusResponse(email: status.email, verified: status.verified, pendingEmail: status.pending)
     }
 
@@ -107,7 +107,7 @@ struct RecoveryController {
     /// The caller's account, once `password` proved to be its password; throttled like a sign-in to its address, so
     /// a stolen access token cannot be used to guess the password.
     private func checkPassword(_ password: String, of caller: UUID, context: SurgeRequestContext) async throws -> Account {
-        guard let account = try await accounts.account(caller) else { throw IdentityProblems.accountGone }
+        guard let account = try await accounts.account(caller) else { throw IdentityError.accountGone }
         let source = SignInSource(address: context.clientAddress)
         let key = account.email ?? caller.uuidString.lowercased()
         if case .refused(let retryAfter, let limit) = try await sessions.admitAttempt(email: key, source: source) {

@@ -15,10 +15,6 @@ struct AccountStore: Sendable {
     let logger: Logger
     let clock: ServiceClock
 
-    static let emailTaken = Problem.conflict("email-taken", "An account with this e-mail address already exists. Sign in instead.")
-    static let accountExists = Problem.conflict(
-        "account-exists", "An account with this e-mail address already exists. Sign in with your e-mail and password instead.")
-
     // MARK: Sign-up and sign-in
 
     func registerGuest(_ registration: GuestRegistration, trace: TraceContext) async throws -> Account {
@@ -49,7 +45,7 @@ struct AccountStore: Sendable {
                 try await outbox.append(registered(account), on: connection, at: account.createdAt, trace: trace, logger: logger)
             }
         } catch where error.isUniqueViolation {
-            throw Self.emailTaken
+            throw IdentityError.emailTaken
         }
         return account
     }
@@ -75,10 +71,10 @@ struct AccountStore: Sendable {
         do {
             return try await client.transaction(logger: logger) { connection in
                 guard var account = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
-                    throw IdentityProblems.accountGone
+                    throw IdentityError.accountGone
                 }
                 guard account.kind == .guest else {
-                    throw Problem.conflict("credentials-exist", "This account already has credentials; only a guest account can attach them.")
+                    throw IdentityError.credentialsExist
                 }
                 account.email = credentials.email.value
                 account.kind = .password
@@ -97,7 +93,7 @@ struct AccountStore: Sendable {
                 return account
             }
         } catch where error.isUniqueViolation {
-            throw Self.emailTaken
+            throw IdentityError.emailTaken
         }
     }
 
@@ -128,7 +124,7 @@ struct AccountStore: Sendable {
                     if let row = matching.first {
                         let (id, name, avatar, address, zone, locale, kind, createdAt, hasPassword) = try row.decode(
                             (UUID, String, String?, String?, String, String?, String, Date, Bool).self)
-                        guard !hasPassword else { throw Self.accountExists }
+                        guard !hasPassword else { throw IdentityError.accountExists }
                         let account = AccountRows.make(id, name, avatar, address, zone, locale, kind, createdAt)
                         try await link(identity, to: account.id, at: now, on: connection)
                         return (account, false)
@@ -199,7 +195,7 @@ struct AccountStore: Sendable {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
             guard let before = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
-                throw IdentityProblems.accountGone
+                throw IdentityError.accountGone
             }
             let after = update.applied(to: before)
             guard after != before else { return before }
@@ -247,7 +243,7 @@ struct AccountStore: Sendable {
     func savePreferences(_ userID: UUID, _ preferences: Preferences, trace: TraceContext) async throws -> (Preferences, updatedAt: Date?) {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
-            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityProblems.accountGone }
+            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityError.accountGone }
             let (current, updatedAt) = try await Self.preferences(userID, on: connection, logger: logger)
             if current == preferences && updatedAt != nil { return (current, updatedAt) }
             try await connection.execute(
@@ -298,7 +294,7 @@ struct AccountStore: Sendable {
     func saveTrainingPlan(_ userID: UUID, _ plan: TrainingPlan, trace: TraceContext) async throws -> Date {
         let now = clock.now()
         try await client.transaction(logger: logger) { connection in
-            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityProblems.accountGone }
+            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityError.accountGone }
             try await connection.execute(
                 """
                 INSERT INTO training_plans (user_id, activity_level, max_push_ups_in_one_set, days_per_week, daily_goal, starting_series,
@@ -329,7 +325,7 @@ struct AccountStore: Sendable {
         let now = clock.now()
         try await client.transaction(logger: logger) { connection in
             guard let account = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
-                throw IdentityProblems.accountGone
+                throw IdentityError.accountGone
             }
             let groupIDs = try await connection.run(
                 "SELECT group_id FROM group_members WHERE user_id = \(userID) ORDER BY group_id", logger: logger

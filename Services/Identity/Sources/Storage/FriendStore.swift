@@ -14,22 +14,21 @@ struct FriendStore: Sendable {
     let logger: Logger
     let clock: ServiceClock
 
-    static let requestNotFound = Problem.notFound("No such friend request.")
 
     func send(from requesterID: UUID, to addresseeID: UUID, trace: TraceContext) async throws -> FriendRequest {
-        guard requesterID != addresseeID else { throw Problem.validation(field: "userID", "must be someone else") }
+        guard requesterID != addresseeID else { throw IdentityError.invalidField("userID", "must be someone else") }
         let now = clock.now()
         do {
             return try await client.transaction(logger: logger) { connection in
                 guard let requester = try await AccountRows.account(requesterID, on: connection, logger: logger) else {
-                    throw IdentityProblems.accountGone
+                    throw IdentityError.accountGone
                 }
                 guard let addressee = try await AccountRows.account(addresseeID, on: connection, logger: logger) else {
-                    throw Problem.notFound("No such user.")
+                    throw IdentityError.notFound(.user)
                 }
                 let friends = try await connection.count(
                     "SELECT 1 FROM friendships WHERE user_id = \(requesterID) AND friend_id = \(addresseeID)", logger: logger)
-                guard friends == 0 else { throw Problem.conflict("already-friends", "You are already friends.") }
+                guard friends == 0 else { throw IdentityError.alreadyFriends }
                 let request = FriendRequest(id: UUID(), requester: requester.publicProfile, addressee: addressee.publicProfile, createdAt: now)
                 try await connection.execute(
                     """
@@ -42,7 +41,7 @@ struct FriendStore: Sendable {
                 return request
             }
         } catch where error.isUniqueViolation {
-            throw Problem.conflict("friend-request-exists", "There is already a pending friend request between you two; answer or cancel it.")
+            throw IdentityError.friendRequestExists
         }
     }
 
@@ -51,7 +50,7 @@ struct FriendStore: Sendable {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
             let (requesterID, addresseeID) = try await pending(requestID, on: connection)
-            guard addresseeID == userID else { throw Self.requestNotFound }
+            guard addresseeID == userID else { throw IdentityError.notFound(.friendRequest) }
             try await connection.execute("DELETE FROM friend_requests WHERE id = \(requestID)", logger: logger)
             try await connection.execute(
                 """
@@ -62,7 +61,7 @@ struct FriendStore: Sendable {
             try await outbox.append(
                 FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: .accepted, actorID: userID, changedAt: now),
                 on: connection, at: now, trace: trace, logger: logger)
-            guard let requester = try await AccountRows.account(requesterID, on: connection, logger: logger) else { throw Self.requestNotFound }
+            guard let requester = try await AccountRows.account(requesterID, on: connection, logger: logger) else { throw IdentityError.notFound(.friendRequest) }
             return Friend(user: requester.publicProfile, since: now)
         }
     }
@@ -73,7 +72,7 @@ struct FriendStore: Sendable {
         try await client.transaction(logger: logger) { connection in
             let (requesterID, addresseeID) = try await pending(requestID, on: connection)
             let allowed = status == .declined ? addresseeID == userID : requesterID == userID
-            guard allowed else { throw Self.requestNotFound }
+            guard allowed else { throw IdentityError.notFound(.friendRequest) }
             try await connection.execute("DELETE FROM friend_requests WHERE id = \(requestID)", logger: logger)
             try await outbox.append(
                 FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: status, actorID: userID, changedAt: now),
@@ -90,7 +89,7 @@ struct FriendStore: Sendable {
                 RETURNING requester_id
                 """, logger: logger
             ).collect()
-            guard let requesterID = try rows.first?.decode(UUID.self) else { throw Problem.notFound("No such friend.") }
+            guard let requesterID = try rows.first?.decode(UUID.self) else { throw IdentityError.notFound(.friend) }
             let addresseeID = requesterID == userID ? friendID : userID
             try await outbox.append(
                 FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: .removed, actorID: userID, changedAt: now),
@@ -146,7 +145,7 @@ struct FriendStore: Sendable {
         let rows = try await connection.run(
             "SELECT requester_id, addressee_id FROM friend_requests WHERE id = \(requestID) FOR UPDATE", logger: logger
         ).collect()
-        guard let row = rows.first else { throw Self.requestNotFound }
+        guard let row = rows.first else { throw IdentityError.notFound(.friendRequest) }
         return try row.decode((UUID, UUID).self)
     }
 

@@ -16,8 +16,6 @@ struct GroupStore: Sendable {
     let clock: ServiceClock
     let inviteLink: @Sendable (String) -> String
 
-    static let groupNotFound = Problem.notFound("No such group.")
-    static let ownerOnly = Problem(slug: "owner-only", title: "Forbidden", status: .forbidden, detail: "Only the group's owner may do this.")
 
     func create(_ creation: GroupCreation, owner ownerID: UUID, trace: TraceContext) async throws -> GroupSummary {
         let now = clock.now()
@@ -25,7 +23,7 @@ struct GroupStore: Sendable {
             id: UUID(), name: creation.name, kind: creation.kind, timeZone: creation.timeZone, ownerID: ownerID, myRole: .owner, memberCount: 1,
             createdAt: now)
         try await client.transaction(logger: logger) { connection in
-            guard let owner = try await AccountRows.account(ownerID, on: connection, logger: logger) else { throw IdentityProblems.accountGone }
+            guard let owner = try await AccountRows.account(ownerID, on: connection, logger: logger) else { throw IdentityError.accountGone }
             try await connection.execute(
                 """
                 INSERT INTO groups (id, name, kind, time_zone, owner_id, created_at, updated_at)
@@ -70,8 +68,8 @@ struct GroupStore: Sendable {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
             try await Self.lock(groupID, on: connection, logger: logger)
-            guard let before = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw Self.groupNotFound }
-            guard before.myRole == .owner else { throw Self.ownerOnly }
+            guard let before = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw IdentityError.notFound(.group) }
+            guard before.myRole == .owner else { throw IdentityError.ownerOnly }
             let after = update.applied(to: before.group)
             guard after != before.group else { return before }
             try await connection.execute(
@@ -86,7 +84,7 @@ struct GroupStore: Sendable {
 
     /// Members in joining order; 404 unless the caller is one.
     func members(of groupID: UUID, for userID: UUID, page: PageRequest<SequencePosition>) async throws -> Page<GroupMember> {
-        guard try await isMember(userID, of: groupID, on: client) else { throw Self.groupNotFound }
+        guard try await isMember(userID, of: groupID, on: client) else { throw IdentityError.notFound(.group) }
         let rows = try await client.run(
             """
             SELECT u.id, u.display_name, u.avatar_url, m.role, m.joined_at, m.seq
@@ -110,11 +108,11 @@ struct GroupStore: Sendable {
     /// Any member may invite.
     func createInvite(_ groupID: UUID, by userID: UUID, expiresInHours: Int?) async throws -> GroupInvite {
         let now = clock.now()
-        let expiresAt = try IdentityProblems.mapping { try InvitePolicy.expiry(hours: expiresInHours, now: now) }
+        let expiresAt = try InvitePolicy.expiry(hours: expiresInHours, now: now)
         return try await client.transaction(logger: logger) { connection in
             // Held until commit, so the group cannot be deleted between the membership check and the insert.
             try await connection.execute("SELECT 1 FROM groups WHERE id = \(groupID) FOR KEY SHARE", logger: logger)
-            guard try await isMember(userID, of: groupID, on: connection) else { throw Self.groupNotFound }
+            guard try await isMember(userID, of: groupID, on: connection) else { throw IdentityError.notFound(.group) }
             // A collision among 30^10 codes is unlikely; should one happen, try another code.
             for _ in 0..<5 {
                 let code = InviteCode.generate()
@@ -128,13 +126,13 @@ struct GroupStore: Sendable {
                     return GroupInvite(code: code, link: inviteLink(code), groupID: groupID, createdBy: userID, createdAt: now, expiresAt: expiresAt)
                 }
             }
-            throw Problem.unavailable("Could not create an invite code; try again.")
+            throw IdentityError.inviteCodeUnavailable
         }
     }
 
     /// The group's usable invites (not expired, not revoked), oldest first.
     func invites(of groupID: UUID, for userID: UUID, page: PageRequest<SequencePosition>) async throws -> Page<GroupInvite> {
-        guard try await isMember(userID, of: groupID, on: client) else { throw Self.groupNotFound }
+        guard try await isMember(userID, of: groupID, on: client) else { throw IdentityError.notFound(.group) }
         let rows = try await client.run(
             """
             SELECT code, created_by, created_at, expires_at, seq FROM group_invites
@@ -156,15 +154,15 @@ struct GroupStore: Sendable {
     /// The invite's creator or the group's owner may revoke it.
     func revokeInvite(_ code: String, of groupID: UUID, by userID: UUID) async throws {
         try await client.transaction(logger: logger) { connection in
-            guard let me = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw Self.groupNotFound }
+            guard let me = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw IdentityError.notFound(.group) }
             let rows = try await connection.run(
                 "SELECT created_by FROM group_invites WHERE code = \(code) AND group_id = \(groupID) AND revoked_at IS NULL FOR UPDATE",
                 logger: logger
             ).collect()
-            guard let row = rows.first else { throw Problem.notFound("No such invite.") }
+            guard let row = rows.first else { throw IdentityError.notFound(.invite) }
             let createdBy = try row.decode(UUID?.self)
             guard createdBy == userID || me.myRole == .owner else {
-                throw Problem.forbidden("Only the invite's creator or the group's owner may revoke it.")
+                throw IdentityError.notInviteRevoker
             }
             try await connection.execute("UPDATE group_invites SET revoked_at = \(clock.now()) WHERE code = \(code)", logger: logger)
         }
@@ -177,28 +175,27 @@ struct GroupStore: Sendable {
             let rows = try await connection.run(
                 "SELECT group_id, expires_at, revoked_at FROM group_invites WHERE code = \(code)", logger: logger
             ).collect()
-            guard let row = rows.first else { throw Self.inviteNotFound }
+            guard let row = rows.first else { throw IdentityError.notFound(.inviteCode) }
             let (groupID, expiresAt, revokedAt) = try row.decode((UUID, Date, Date?).self)
             switch InvitePolicy.state(expiresAt: expiresAt, revokedAt: revokedAt, now: now) {
-            case .revoked: throw Self.inviteNotFound
+            case .revoked: throw IdentityError.notFound(.inviteCode)
             case .expired:
-                throw Problem(slug: "invite-expired", title: "Invite expired", status: .gone, detail: "This invite has expired; ask for a new one.")
+                throw IdentityError.inviteExpired
             case .usable: break
             }
             try await Self.lock(groupID, on: connection, logger: logger)
             if let existing = try await Self.summary(groupID, for: userID, on: connection, logger: logger) { return existing }
-            guard let account = try await AccountRows.account(userID, on: connection, logger: logger) else { throw IdentityProblems.accountGone }
+            guard let account = try await AccountRows.account(userID, on: connection, logger: logger) else { throw IdentityError.accountGone }
             try await connection.execute(
                 "INSERT INTO group_members (group_id, user_id, role, joined_at) VALUES (\(groupID), \(userID), 'member', \(now))", logger: logger)
             try await outbox.append(
                 GroupMembershipChanged(groupID: groupID, userID: userID, displayName: account.displayName, role: .member, change: .joined, changedAt: now),
                 on: connection, at: now, trace: trace, logger: logger)
-            guard let summary = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw Self.groupNotFound }
+            guard let summary = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw IdentityError.notFound(.group) }
             return summary
         }
     }
 
-    static let inviteNotFound = Problem.notFound("No such invite. Check the code, or ask for a new one.")
 
     // MARK: Leaving
 
@@ -206,7 +203,7 @@ struct GroupStore: Sendable {
         let now = clock.now()
         try await client.transaction(logger: logger) { connection in
             try await Self.lock(groupID, on: connection, logger: logger)
-            guard try await isMember(userID, of: groupID, on: connection) else { throw Self.groupNotFound }
+            guard try await isMember(userID, of: groupID, on: connection) else { throw IdentityError.notFound(.group) }
             try await Self.depart(userID, from: groupID, change: .left, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
         }
     }
@@ -216,12 +213,12 @@ struct GroupStore: Sendable {
         let now = clock.now()
         try await client.transaction(logger: logger) { connection in
             try await Self.lock(groupID, on: connection, logger: logger)
-            guard let me = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw Self.groupNotFound }
-            guard me.myRole == .owner else { throw Self.ownerOnly }
+            guard let me = try await Self.summary(groupID, for: userID, on: connection, logger: logger) else { throw IdentityError.notFound(.group) }
+            guard me.myRole == .owner else { throw IdentityError.ownerOnly }
             guard memberID != userID else {
-                throw Problem.conflict("cannot-remove-self", "The owner cannot remove themselves; leave the group instead.")
+                throw IdentityError.cannotRemoveSelf
             }
-            guard try await isMember(memberID, of: groupID, on: connection) else { throw Problem.notFound("No such member.") }
+            guard try await isMember(memberID, of: groupID, on: connection) else { throw IdentityError.notFound(.member) }
             try await Self.depart(memberID, from: groupID, change: .removed, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
         }
     }

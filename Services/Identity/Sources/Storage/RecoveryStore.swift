@@ -86,7 +86,7 @@ struct RecoveryStore: Sendable {
             let taken = try await connection.query(
                 "SELECT 1 FROM users WHERE lower(email) = \(email.value) AND id <> \(userID)", logger: logger
             ).collect()
-            guard taken.isEmpty else { throw AccountStore.emailTaken }
+            guard taken.isEmpty else { throw IdentityError.emailTaken }
             try await connection.execute(
                 "UPDATE users SET pending_email = \(email.value), updated_at = \(now) WHERE id = \(userID)", logger: logger)
             try await Self.enqueue(.emailVerification, to: email.value, userID: userID, at: now, on: connection, logger: logger)
