@@ -299,6 +299,24 @@ struct ProgressDomainTests {
         #expect(progress(20, startedOn: monday.adding(days: 6)).target == 20)
     }
 
+    @Test("each check-in action knows its log name, its columns and whether it takes progress back")
+    func checkInActions() {
+        let photo = UUID()
+        let actions: [(CheckIn.Action, name: String, takesBack: Bool, done: Bool?, quantity: Double?, photoID: UUID?)] = [
+            (.setDone(true), "done", false, true, nil, nil),
+            (.setDone(false), "undone", true, false, nil, nil),
+            (.log(quantity: 12, series: nil), "logged", false, nil, 12, nil),
+            (.removeLog(quantity: 12, rewardedQuantity: 10, points: 3), "removed", true, nil, 12, nil),
+            (.photo(photo), "photo", false, nil, nil, photo),
+        ]
+        for (action, name, takesBack, done, quantity, photoID) in actions {
+            #expect(action.logName(applied: true) == name)
+            #expect(action.takesBack == takesBack)
+            #expect(action.done == done && action.quantity == quantity && action.photoID == photoID)
+        }
+        #expect(CheckIn.Action.setDone(true).logName(applied: false) == "superseded")
+    }
+
     @Test("chores recur: weekly on given days, monthly clamped to short months, daily, and none")
     func choreRecurrence() {
         let weekly = ChoreRecurrence(kind: .weekly, weekdays: [.monday, .thursday])

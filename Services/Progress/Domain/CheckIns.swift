@@ -25,6 +25,44 @@ public struct CheckIn: Sendable, Equatable {
     }
 }
 
+extension CheckIn.Action {
+    /// What the check-in log row records it as; `applied` is false for a tick that a later one already superseded.
+    public func logName(applied: Bool) -> String {
+        switch self {
+        case .setDone(let done): applied ? (done ? "done" : "undone") : "superseded"
+        case .log: "logged"
+        case .removeLog: "removed"
+        case .photo: "photo"
+        }
+    }
+
+    /// Whether it takes progress back (an untick, a removed amount), announced as `CheckInUndone`; the others add to
+    /// it, announced as `CheckInRecorded`, and only they can newly meet a week's goal.
+    public var takesBack: Bool {
+        switch self {
+        case .setDone(false), .removeLog: true
+        case .setDone(true), .log, .photo: false
+        }
+    }
+
+    /// The tick a `setDone` sets.
+    public var done: Bool? {
+        if case .setDone(let done) = self { done } else { nil }
+    }
+
+    /// The amount logged, or taken back.
+    public var quantity: Double? {
+        switch self {
+        case .log(let quantity, _), .removeLog(let quantity, _, _): quantity
+        case .setDone, .photo: nil
+        }
+    }
+
+    public var photoID: UUID? {
+        if case .photo(let id) = self { id } else { nil }
+    }
+}
+
 /// What a check-in did.
 public struct CheckInResult: Sendable, Equatable {
     /// False when an older tick or untick arrived after a newer one: the newer state stands.

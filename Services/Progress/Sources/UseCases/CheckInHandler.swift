@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import ProgressDomain
+import SurgeCalendar
 import SurgeContracts
 import SurgePostgres
 import SurgeRuntime
@@ -19,6 +20,11 @@ struct CheckInCommand: Sendable {
     var kind: Kind
     var happenedAt: Date?
     var date: LocalDate?
+
+    /// The logged amount a removal takes back.
+    var removedLogID: UUID? {
+        if case .removeLog(let id) = kind { id } else { nil }
+    }
 }
 
 /// Check-ins: a tick, a logged amount or its removal, a photo. Each is one transaction holding the attempt's row lock,
@@ -124,42 +130,10 @@ struct CheckInHandler: Sendable {
     ) async throws -> Bool {
         let calendar = member.calendar
         let happenedAt = command.happenedAt ?? now
-        var taskID = command.taskID
-        var date = command.date ?? calendar.date(at: happenedAt)
-        let action: CheckIn.Action
-        switch command.kind {
-        case .setDone(let done): action = .setDone(done)
-        case .log(let quantity, let series): action = .log(quantity: quantity, series: series)
-        case .photo(let photoID): action = .photo(photoID)
-        case .removeLog(let logID):
-            guard let log = try await stores.attempts.checkIn(logID, of: attempt.userID), log.attemptID == attempt.id,
-                log.action == "logged"
-            else { throw ProgressError.notFound(.loggedAmount) }
-            guard log.removedBy == nil else { throw ProgressError.amountAlreadyRemoved }
-            taskID = log.taskID
-            date = log.date
-            action = .removeLog(quantity: log.quantity ?? 0, rewardedQuantity: log.rewardedQuantity ?? 0, points: log.points)
-        }
+        let (action, taskID, date) = try await resolve(command, attempt: attempt, day: command.date ?? calendar.date(at: happenedAt), in: stores)
         let definition = timeline.version(on: date)
-        if let competition = definition.competition, happenedAt < competition.startsAt || happenedAt >= competition.endsAt {
-            throw ProgressError.outsideCompetition(startsAt: competition.startsAt, endsAt: competition.endsAt)
-        }
-        if let competition = definition.competition, now >= competition.endsAt {
-            // Its standings are final at its end, even for amounts logged offline before it.
-            throw ProgressError.checkInRefused(.tooLate(closedAt: competition.endsAt), date: date)
-        }
-        let inProgress = Judge.nextPeriodEnd(
-            attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
-        if let refusal = CheckInWindow.check(
-            date: date, happenedAt: happenedAt, now: now, startedOn: attempt.startedOn, endOn: attempt.endsOn, calendar: calendar,
-            graceMinutes: definition.rules.checkInGraceMinutes, judgedThrough: attempt.state.judgedThrough,
-            judgedThroughClosedAt: attempt.state.judgedThroughClosedAt, closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
-        {
-            throw ProgressError.checkInRefused(refusal, date: date)
-        }
-        let timeOff = attempt.state.timeOff(definition)
-        // Time off earns nothing: a day off takes no check-ins (what was logged before it was taken off stays).
-        if timeOff.isOff(date) { throw ProgressError.dayOff(date) }
+        let timeOff = try Self.accepting(
+            date, happenedAt: happenedAt, now: now, attempt: attempt, definition: definition, timeline: timeline, calendar: calendar)
         var record =
             if let days, days.range.contains(date) {
                 days.records[date] ?? DayRecord(date: date)
@@ -177,26 +151,12 @@ struct CheckInHandler: Sendable {
             }
             return false
         }
-        let actionName: String =
-            switch action {
-            case .setDone(let done): result.applied ? (done ? "done" : "undone") : "superseded"
-            case .log: "logged"
-            case .removeLog: "removed"
-            case .photo: "photo"
-            }
-        var quantity: Double?
-        var done: Bool?
-        var photoID: UUID?
-        switch action {
-        case .setDone(let value): done = value
-        case .log(let amount, _): quantity = amount
-        case .removeLog(let amount, _, _): quantity = amount
-        case .photo(let id): photoID = id
-        }
-        var removedLog: UUID?
-        if case .removeLog(let logID) = command.kind { removedLog = logID }
+        let quantity = action.quantity
+        let photoID = action.photoID
+        let removedLog = command.removedLogID
         try await stores.attempts.recordCheckIn(
-            id: command.checkInID, userID: attempt.userID, attemptID: attempt.id, date: date, taskID: taskID, action: actionName, done: done,
+            id: command.checkInID, userID: attempt.userID, attemptID: attempt.id, date: date, taskID: taskID,
+            action: action.logName(applied: result.applied), done: action.done,
             quantity: quantity, rewardedQuantity: result.rewardedQuantity, points: result.pointsDelta, photoID: photoID, happenedAt: happenedAt,
             recordedAt: now, removing: result.applied ? removedLog : nil, day: result.applied ? record : nil)
         guard result.applied else { return true }
@@ -214,15 +174,14 @@ struct CheckInHandler: Sendable {
         }
         let dayNumber = timeOff.dayNumber(of: date, startedOn: attempt.startedOn)
         let task = definition.tasks.first { $0.taskID == taskID }
-        switch action {
-        case .setDone(false), .removeLog:
+        if action.takesBack {
             events.append(try stores.outbox.record(
                 CheckInUndone(
-                    checkInID: command.checkInID, undoesCheckInID: { if case .removeLog(let id) = command.kind { return id } else { return nil } }(),
-                    userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
-                    taskID: taskID, localDate: date, quantity: quantity, happenedAt: happenedAt, recordedAt: now, dayComplete: result.dayComplete),
+                    checkInID: command.checkInID, undoesCheckInID: removedLog, userID: attempt.userID, attemptID: attempt.id,
+                    challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID, taskID: taskID, localDate: date, quantity: quantity,
+                    happenedAt: happenedAt, recordedAt: now, dayComplete: result.dayComplete),
                 at: now, trace: trace))
-        default:
+        } else {
             events.append(try stores.outbox.record(
                 CheckInRecorded(
                     checkInID: command.checkInID, userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID,
@@ -238,14 +197,54 @@ struct CheckInHandler: Sendable {
                 at: now, trace: trace))
         }
         try await stores.outbox.append(events)
-        let increased: Bool
-        switch action {
-        case .setDone(false), .removeLog: increased = false
-        default: increased = true
-        }
-        try await settleWeekBonuses(&attempt, date: date, increased: increased, definition: definition, member: member, now: now, trace: trace, in: stores)
+        try await settleWeekBonuses(&attempt, date: date, increased: !action.takesBack, definition: definition, member: member, now: now, trace: trace, in: stores)
         try await stores.attempts.update(attempt, now: now)
         return true
+    }
+
+    /// The domain action a command asks for, with its task and day: a removal applies to the logged amount's.
+    private func resolve(
+        _ command: CheckInCommand, attempt: AttemptRow, day: LocalDate, in stores: Stores
+    ) async throws -> (CheckIn.Action, taskID: String, date: LocalDate) {
+        switch command.kind {
+        case .setDone(let done): return (.setDone(done), command.taskID, day)
+        case .log(let quantity, let series): return (.log(quantity: quantity, series: series), command.taskID, day)
+        case .photo(let photoID): return (.photo(photoID), command.taskID, day)
+        case .removeLog(let logID):
+            guard let log = try await stores.attempts.checkIn(logID, of: attempt.userID), log.attemptID == attempt.id,
+                log.action == "logged"
+            else { throw ProgressError.notFound(.loggedAmount) }
+            guard log.removedBy == nil else { throw ProgressError.amountAlreadyRemoved }
+            return (.removeLog(quantity: log.quantity ?? 0, rewardedQuantity: log.rewardedQuantity ?? 0, points: log.points), log.taskID, log.date)
+        }
+    }
+
+    /// Refuses a check-in that may not change `date`: outside the competition, once the day's window closed, on a day
+    /// off. Returns the attempt's time off under the day's rules.
+    private static func accepting(
+        _ date: LocalDate, happenedAt: Date, now: Date, attempt: AttemptRow, definition: JudgingDefinition, timeline: DefinitionTimeline,
+        calendar: LocalCalendar
+    ) throws(ProgressError) -> TimeOff {
+        if let competition = definition.competition, happenedAt < competition.startsAt || happenedAt >= competition.endsAt {
+            throw .outsideCompetition(startsAt: competition.startsAt, endsAt: competition.endsAt)
+        }
+        if let competition = definition.competition, now >= competition.endsAt {
+            // Its standings are final at its end, even for amounts logged offline before it.
+            throw .checkInRefused(.tooLate(closedAt: competition.endsAt), date: date)
+        }
+        let inProgress = Judge.nextPeriodEnd(
+            attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
+        if let refusal = CheckInWindow.check(
+            date: date, happenedAt: happenedAt, now: now, startedOn: attempt.startedOn, endOn: attempt.endsOn, calendar: calendar,
+            graceMinutes: definition.rules.checkInGraceMinutes, judgedThrough: attempt.state.judgedThrough,
+            judgedThroughClosedAt: attempt.state.judgedThroughClosedAt, closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
+        {
+            throw .checkInRefused(refusal, date: date)
+        }
+        let timeOff = attempt.state.timeOff(definition)
+        // Time off earns nothing: a day off takes no check-ins (what was logged before it was taken off stays).
+        if timeOff.isOff(date) { throw .dayOff(date) }
+        return timeOff
     }
 
     /// 001's weekly bonuses, once per week, the moment the week's goal is reached: the weekly-goal bonus and, for a
