@@ -48,7 +48,7 @@ struct HabitReminderOrderingTests {
         let definitionApplied = Task {
             defer { finished.value.withLock { $0 = true } }
             try await database.transaction(logger: logger) { connection in
-                try await NotificationsEvents.habitDefinition(definition, at: now, connection: connection, logger: logger)
+                try await ReminderHandlers.habitDefinition(definition, at: now, stores: NotificationStores(connection: connection, logger: logger))
             }
         }
         // The definition's transaction either finished (it did not wait) or waits for a lock: either way, the

@@ -71,9 +71,7 @@ public enum NotificationsService {
         let clock = infrastructure.clock
         let inbox = Inbox(
             outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil }, webhooks: WebhookQueue(clock: clock), clock: clock)
-        var handlers = EventHandlers()
-        NotificationsEvents.register(in: &handlers, inbox: inbox, clock: clock)
-        let consumer = try infrastructure.consumer(handlers)
+        let consumer = try infrastructure.consumer(NotificationsEvents.routes(inbox: inbox, clock: clock).handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let stores = Stores(database: infrastructure.database, logger: logger)
         addRoutes(to: router, stores: stores, settings: notifications, clock: clock, logger: logger)

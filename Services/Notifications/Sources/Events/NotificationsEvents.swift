@@ -6,14 +6,6 @@ import SurgeContracts
 import SurgeRuntime
 import SurgeMessaging
 
-/// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
-/// deletions), check-ins (a day already checked in needs no reminder; completion times make the personalised reminder
-/// time; two idle days make a re-engagement nudge; a quantity close to the day's target makes a close-to-goal note; a
-/// day completed onto a streak milestone tells it at once),
-/// chore occurrences reaching their due time (the assignee's reminder), judged days (two missed in a row: the streak is at risk), streaks
-/// (milestones), vacations (no reminder while one lasts), and what to tell them about: badges earned, friend requests,
-/// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
-/// replacing the earlier one); group memberships (a group's webhooks hear its members).
 /// An event names a user whose registration has not been handled yet (it travels on another partition): the consumer
 /// parks the event until it has (`AwaitingOtherEvent`).
 struct DirectoryLag: AwaitingOtherEvent, CustomStringConvertible {
@@ -22,15 +14,36 @@ struct DirectoryLag: AwaitingOtherEvent, CustomStringConvertible {
     var description: String { awaited }
 }
 
-enum NotificationsEvents {
-    static let overtakenWindow: TimeInterval = 15 * 60
+/// The stores a notifications event handler works with, over its inbox transaction's connection.
+struct NotificationStores {
+    let connection: PostgresConnection
+    let logger: Logger
 
-    /// A change reschedules from the later of its own time and the service's clock: an event read late must not
-    /// schedule a reminder that is already past.
-    static func register(in handlers: inout EventHandlers, inbox: Inbox, clock: ServiceClock) {
-        handlers.on(UserRegistered.self) { event, connection, logger in
+    var recipients: RecipientStore { RecipientStore(connection: connection, logger: logger) }
+    var scheduled: ScheduledNotifications { ScheduledNotifications(connection: connection, logger: logger) }
+    var habits: HabitReminders { HabitReminders(connection: connection, logger: logger) }
+    var webhooks: WebhookStore { WebhookStore(connection: connection, logger: logger) }
+}
+
+/// What the notification service consumes, one handler type per concern. A change reschedules from the later of its
+/// own time and the service's clock: an event read late must not schedule a reminder that is already past.
+enum NotificationsEvents {
+    static func routes(inbox: Inbox, clock: ServiceClock) -> ConsumerRoutes<NotificationStores> {
+        var routes = ConsumerRoutes { NotificationStores(connection: $0, logger: $1) }
+        DirectoryHandlers.register(in: &routes, clock: clock)
+        ReminderHandlers.register(in: &routes, inbox: inbox, clock: clock)
+        InboxHandlers.register(in: &routes, inbox: inbox)
+        return routes
+    }
+}
+
+/// Who to tell and how: identity's registrations, profiles, preferences and deletions, and group memberships (a group's
+/// webhooks hear its members).
+enum DirectoryHandlers {
+    static func register(in routes: inout ConsumerRoutes<NotificationStores>, clock: ServiceClock) {
+        routes.on(UserRegistered.self) { event, stores in
             let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
+            let store = stores.recipients
             let known = try await store.recipient(data.userID)
             var recipient = known
                 ?? Recipient(userID: data.userID, displayName: data.displayName, timeZone: data.timeZone, locale: data.locale, enabled: true)
@@ -38,13 +51,13 @@ enum NotificationsEvents {
             try await store.save(recipient, now: data.registeredAt)
             if known == nil {
                 let joined = recipient.calendar.date(at: data.registeredAt)
-                try await ScheduledNotifications(connection: connection, logger: logger).schedule(
+                try await stores.scheduled.schedule(
                     .reEngagement, key: "re-engagement:\(joined)", for: recipient, on: ReEngagement.day(after: joined))
             }
         }
-        handlers.on(ProfileChanged.self) { event, connection, logger in
+        routes.on(ProfileChanged.self) { event, stores in
             let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
+            let store = stores.recipients
             guard var recipient = try await store.recipient(data.userID) else { return }
             recipient.displayName = data.displayName
             recipient.timeZone = data.timeZone
@@ -52,35 +65,45 @@ enum NotificationsEvents {
             // A new zone moves the next reminder to the same wall-clock time there.
             try await store.save(recipient, now: max(data.changedAt, clock.now()))
         }
-        handlers.on(PreferencesChanged.self) { event, connection, logger in
+        routes.on(PreferencesChanged.self) { event, stores in
             let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
+            let store = stores.recipients
             guard var recipient = try await store.recipient(data.userID) else { return }
             recipient.enabled = data.notificationsEnabled
             recipient.reminderTime = data.dailyReminderTime
             recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
             recipient.disabledCategories = data.disabledCategories ?? []
             try await store.save(recipient, now: max(data.changedAt, clock.now()))
-            try await PushDeliveryStore.dropUnwanted(by: recipient, connection: connection, logger: logger)
+            try await PushDeliveryStore.dropUnwanted(by: recipient, connection: stores.connection, logger: stores.logger)
         }
-        handlers.on(GroupMembershipChanged.self) { event, connection, logger in
+        routes.on(GroupMembershipChanged.self) { event, stores in
             let data = event.data
             let member = data.change == .joined || data.change == .roleChanged
-            guard try await !RecipientStore(connection: connection, logger: logger).isErased(data.userID) else { return }
-            try await WebhookStore(connection: connection, logger: logger).setMembership(data.groupID, data.userID, member: member)
+            guard try await !stores.recipients.isErased(data.userID) else { return }
+            try await stores.webhooks.setMembership(data.groupID, data.userID, member: member)
         }
-        handlers.on(UserDeleted.self) { event, connection, logger in
-            try await RecipientStore(connection: connection, logger: logger).erase(event.data.userID)
+        routes.on(UserDeleted.self) { event, stores in
+            try await stores.recipients.erase(event.data.userID)
         }
-        handlers.on(CheckInRecorded.self) { event, connection, logger in
+    }
+}
+
+/// What moves reminders and the day's nudges: check-ins (a day already checked in needs no reminder; completion times make
+/// the personalised reminder time; two idle days make a re-engagement nudge; a quantity close to the day's target makes a
+/// close-to-goal note; a day completed onto a streak milestone tells it at once), judged days (two missed in a row: the
+/// streak is at risk), habits and their definitions, vacations (no reminder while one lasts) and chore occurrences
+/// reaching their due time.
+enum ReminderHandlers {
+    static func register(in routes: inout ConsumerRoutes<NotificationStores>, inbox: Inbox, clock: ServiceClock) {
+        routes.on(CheckInRecorded.self) { event, stores in
             let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
+            let store = stores.recipients
             // Only a later day moves the user's and the habit's latest check-in (the day's first check-in writes them).
             guard var recipient = try await store.noteCheckIn(data.userID, attemptID: data.attemptID, on: data.localDate) else { return }
             recipient.lastCheckIn = max(recipient.lastCheckIn ?? data.localDate, data.localDate)
             // Two idle days from the latest day with a check-in: the nudge waits for that.
             let lastActive = recipient.lastCheckIn ?? data.localDate
-            try await ScheduledNotifications(connection: connection, logger: logger).replace(
+            try await stores.scheduled.replace(
                 .reEngagement, key: "re-engagement:\(lastActive)", for: recipient, on: ReEngagement.day(after: lastActive))
             // Close to the day's goal: once per local day, and only while that day lasts (a late offline check-in for a
             // day gone by is no news).
@@ -89,12 +112,12 @@ enum NotificationsEvents {
             {
                 try await inbox.deliver(
                     .closeToGoal(recipient.language, remaining: target - total, unit: data.unit, attemptID: data.attemptID), kind: .closeToGoal,
-                    key: "close-to-goal:\(data.localDate)", to: data.userID, at: data.recordedAt, connection: connection, logger: logger)
+                    key: "close-to-goal:\(data.localDate)", to: data.userID, at: data.recordedAt, connection: stores.connection, logger: stores.logger)
             }
             if let days = StreakMilestone.reached(completingDay: data.dayComplete, liveStreak: data.currentStreak) {
                 try await inbox.deliver(
                     .streakMilestone(recipient.language, days: days, attemptID: data.attemptID), kind: .streakMilestone,
-                    key: "streak-milestone:\(data.attemptID.key):\(days)", to: data.userID, at: data.recordedAt, connection: connection, logger: logger)
+                    key: "streak-milestone:\(data.attemptID.key):\(days)", to: data.userID, at: data.recordedAt, connection: stores.connection, logger: stores.logger)
             }
             guard data.dayComplete else { return }
             let minute = recipient.calendar.localTime(at: data.happenedAt).minutesSinceMidnight
@@ -104,101 +127,110 @@ enum NotificationsEvents {
                 try await store.save(recipient, now: data.recordedAt)
             }
         }
-        handlers.on(StreakChanged.self, when: { StreakMilestone.reached($0.data.change, previous: $0.data.previous, current: $0.data.current) != nil }) {
-            event, connection, logger in
+        routes.on(DayJudged.self, when: { $0.data.period == .day }) { event, stores in
             let data = event.data
-            guard let days = StreakMilestone.reached(data.change, previous: data.previous, current: data.current),
-                let recipient = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.userID)
-            else { return }
-            try await inbox.deliver(
-                .streakMilestone(recipient.language, days: days, attemptID: data.attemptID), kind: .streakMilestone,
-                key: "streak-milestone:\(data.attemptID.key):\(days)", to: data.userID, at: data.changedAt, connection: connection, logger: logger)
-        }
-        handlers.on(DayJudged.self, when: { $0.data.period == .day }) { event, connection, logger in
-            let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
+            let store = stores.recipients
             guard let recipient = try await store.recipientOnceKnown(data.userID) else { return }
             let previous = try await store.misses(of: data.attemptID)
             let misses = StreakRisk.misses(after: data.outcome, previous: previous)
             try await store.setMisses(misses, of: data.attemptID, userID: data.userID)
             guard StreakRisk.becomesAtRisk(previous: previous, now: misses) else { return }
-            try await ScheduledNotifications(connection: connection, logger: logger).schedule(
+            try await stores.scheduled.schedule(
                 .streakAtRisk, key: "streak-at-risk:\(data.attemptID.key):\(data.localDate)", for: recipient, on: data.localDate.adding(days: 1),
                 attemptID: data.attemptID)
         }
-        handlers.on(AttemptEnded.self) { event, connection, logger in
-            try await RecipientStore(connection: connection, logger: logger).forgetAttempt(event.data.attemptID)
-            try await HabitReminders(connection: connection, logger: logger).forgetAttempt(event.data.attemptID)
+        routes.on(AttemptEnded.self) { event, stores in
+            try await stores.recipients.forgetAttempt(event.data.attemptID)
+            try await stores.habits.forgetAttempt(event.data.attemptID)
         }
-        handlers.on(AttemptStarted.self) { event, connection, logger in
+        routes.on(AttemptStarted.self) { event, stores in
             // A habit's attempt: reminded at the habit's own time (once its definition, on another topic, is known).
             let data = event.data
-            guard data.kind == .habit, let recipient = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.userID)
+            guard data.kind == .habit, let recipient = try await stores.recipients.recipientOnceKnown(data.userID)
             else { return }
-            let habits = HabitReminders(connection: connection, logger: logger)
+            let habits = stores.habits
             try await habits.noteAttempt(data.attemptID, of: data.userID, challengeID: data.challengeID)
             try await habits.reschedule(recipient, now: max(data.startedAt, clock.now()))
         }
-        handlers.on(ChallengePublished.self) { event, connection, logger in
-            try await habitDefinition(event.data.definition, at: max(event.data.publishedAt, clock.now()), connection: connection, logger: logger)
+        routes.on(ChallengePublished.self) { event, stores in
+            try await habitDefinition(event.data.definition, at: max(event.data.publishedAt, clock.now()), stores: stores)
         }
-        handlers.on(ChallengeChanged.self) { event, connection, logger in
-            try await habitDefinition(event.data.definition, at: max(event.data.changedAt, clock.now()), connection: connection, logger: logger)
+        routes.on(ChallengeChanged.self) { event, stores in
+            try await habitDefinition(event.data.definition, at: max(event.data.changedAt, clock.now()), stores: stores)
         }
-        handlers.on(ChallengeDeleted.self) { event, connection, logger in
+        routes.on(ChallengeDeleted.self) { event, stores in
             guard event.data.kind == .habit else { return }
             // Its attempts end too (progress); until then a pending reminder finds no habit and is dropped.
-            try await HabitReminders(connection: connection, logger: logger).forgetDefinition(event.data.challengeID)
+            try await stores.habits.forgetDefinition(event.data.challengeID)
         }
-        handlers.on(AttemptPaused.self) { event, connection, logger in
+        routes.on(AttemptPaused.self) { event, stores in
             // A vacation pauses everything: no daily reminder while it lasts. One attempt's pause leaves the others due.
             let data = event.data
             guard data.pauseKind == .vacation else { return }
-            try await RecipientStore(connection: connection, logger: logger).noteVacation(data.pauseID, of: data.userID, from: data.from, through: data.through)
+            try await stores.recipients.noteVacation(data.pauseID, of: data.userID, from: data.from, through: data.through)
         }
-        handlers.on(AttemptResumed.self) { event, connection, logger in
-            try await RecipientStore(connection: connection, logger: logger).shortenVacation(event.data.pauseID, through: event.data.pausedThrough)
+        routes.on(AttemptResumed.self) { event, stores in
+            try await stores.recipients.shortenVacation(event.data.pauseID, through: event.data.pausedThrough)
         }
-        handlers.on(ChoreOccurrenceChanged.self) { event, connection, logger in
+        routes.on(ChoreOccurrenceChanged.self) { event, stores in
             // 004: the assignee is reminded at the due time. Progress flags a pending occurrence overdue as its due time
             // passes: that is "due now". A chore due by the end of its day (no due time) has no moment to remind at.
             // Each occurrence is its own reminder; a reminder, so nothing at all while chores or everything are off.
             let data = event.data
             guard data.change == .overdue, data.dueTime != nil, let assigneeID = data.assigneeID,
-                let assignee = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(assigneeID),
+                let assignee = try await stores.recipients.recipientOnceKnown(assigneeID),
                 assignee.wants(.choreDue)
             else { return }
             try await inbox.deliver(
                 .choreDue(assignee.language, chore: data.title, groupID: data.groupID), kind: .choreDue, key: "chore-due:\(data.occurrenceID.key)",
-                to: assigneeID, at: data.changedAt, connection: connection, logger: logger)
+                to: assigneeID, at: data.changedAt, connection: stores.connection, logger: stores.logger)
         }
-        handlers.on(ChoreOccurrenceDueSoon.self) { event, connection, logger in
+        routes.on(ChoreOccurrenceDueSoon.self) { event, stores in
             // 004's "about an hour before": progress tells when an occurrence comes within its chore's lead time. The
             // due time is told in the assignee's zone; the key names the due instant, so a chore moved to another time
             // reminds again.
             let data = event.data
             guard let assigneeID = data.assigneeID,
-                let assignee = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(assigneeID),
+                let assignee = try await stores.recipients.recipientOnceKnown(assigneeID),
                 assignee.wants(.choreDue)
             else { return }
             try await inbox.deliver(
                 .choreDueSoon(assignee.language, chore: data.title, dueAt: assignee.calendar.localTime(at: data.dueAt), groupID: data.groupID),
                 kind: .choreDue, key: "chore-due-soon:\(data.occurrenceID.key):\(Int(data.dueAt.timeIntervalSince1970))", to: assigneeID,
-                at: data.flaggedAt, connection: connection, logger: logger)
+                at: data.flaggedAt, connection: stores.connection, logger: stores.logger)
         }
-        handlers.on(BadgeAwarded.self) { event, connection, logger in
+    }
+}
+
+/// What to tell people about: streak milestones, badges earned, friend requests, challenge invitations, being overtaken
+/// on a board (at most one per board per 15 minutes, the latest standing replacing the earlier one).
+enum InboxHandlers {
+    static let overtakenWindow: TimeInterval = 15 * 60
+
+    static func register(in routes: inout ConsumerRoutes<NotificationStores>, inbox: Inbox) {
+        routes.on(StreakChanged.self, when: { StreakMilestone.reached($0.data.change, previous: $0.data.previous, current: $0.data.current) != nil }) {
+            event, stores in
+            let data = event.data
+            guard let days = StreakMilestone.reached(data.change, previous: data.previous, current: data.current),
+                let recipient = try await stores.recipients.recipientOnceKnown(data.userID)
+            else { return }
+            try await inbox.deliver(
+                .streakMilestone(recipient.language, days: days, attemptID: data.attemptID), kind: .streakMilestone,
+                key: "streak-milestone:\(data.attemptID.key):\(days)", to: data.userID, at: data.changedAt, connection: stores.connection, logger: stores.logger)
+        }
+        routes.on(BadgeAwarded.self) { event, stores in
             let data = event.data
             // A backfilled badge is filed quietly: not news to congratulate on. A winner whose registration (on another
             // partition) has not been handled yet is waited for.
-            guard !data.backfilled, let recipient = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.userID)
+            guard !data.backfilled, let recipient = try await stores.recipients.recipientOnceKnown(data.userID)
             else { return }
             try await inbox.deliver(
                 .badgeEarned(recipient.language, badge: data.title), kind: .badgeEarned, key: "badge:\(data.badgeID):\(data.level):\(data.period)",
-                to: data.userID, at: data.awardedAt, connection: connection, logger: logger)
+                to: data.userID, at: data.awardedAt, connection: stores.connection, logger: stores.logger)
         }
-        handlers.on(FriendshipChanged.self) { event, connection, logger in
+        routes.on(FriendshipChanged.self) { event, stores in
             let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
+            let store = stores.recipients
             guard data.status == .requested, try await !store.isErased(data.requesterID), try await !store.isErased(data.addresseeID) else { return }
             guard let addressee = try await store.recipient(data.addresseeID) else { throw DirectoryLag(userID: data.addresseeID) }
             // Either registration travels on another partition: if it has not been handled yet, this event is parked
@@ -207,21 +239,21 @@ enum NotificationsEvents {
             try await inbox.deliver(
                 .friendRequest(addressee.language, from: requester), kind: .friendRequest,
                 key: "friend-request:\(data.requesterID.key):\(Int(data.changedAt.timeIntervalSince1970))", to: data.addresseeID, at: data.changedAt,
-                connection: connection, logger: logger)
+                connection: stores.connection, logger: stores.logger)
         }
-        handlers.on(ChallengeInvitationSent.self) { event, connection, logger in
+        routes.on(ChallengeInvitationSent.self) { event, stores in
             let data = event.data
             // The invitee's registration travels on another topic: waited for, as a friend request's addressee is.
-            guard let invitee = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.inviteeID) else { return }
+            guard let invitee = try await stores.recipients.recipientOnceKnown(data.inviteeID) else { return }
             try await inbox.deliver(
                 .challengeInvitation(invitee.language, challenge: data.challengeName, challengeID: data.challengeID), kind: .challengeInvitation,
-                key: "invitation:\(data.invitationID.key)", to: data.inviteeID, at: data.sentAt, connection: connection, logger: logger)
+                key: "invitation:\(data.invitationID.key)", to: data.inviteeID, at: data.sentAt, connection: stores.connection, logger: stores.logger)
         }
         // Whoever this user moved past on the board hears of it: once per board and slot, whichever of its windows (week,
         // month, all time) the move showed in.
-        handlers.on(RankChanged.self, when: { !$0.data.overtook.isEmpty }) { event, connection, logger in
+        routes.on(RankChanged.self, when: { !$0.data.overtook.isEmpty }) { event, stores in
             let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
+            let store = stores.recipients
             let recipients = try await store.recipients([data.userID] + data.overtook)
             // A registration not handled yet (another partition) parks the event, as for a friend request.
             for userID in [data.userID] + data.overtook where recipients[userID] == nil {
@@ -233,20 +265,20 @@ enum NotificationsEvents {
             }
             let slot = Int(data.changedAt.timeIntervalSince1970 / overtakenWindow)
             try await inbox.replace(
-                messages, kind: .overtaken, key: "overtaken:\(data.board):\(slot)", at: data.changedAt, recipients: recipients, connection: connection,
-                logger: logger)
+                messages, kind: .overtaken, key: "overtaken:\(data.board):\(slot)", at: data.changedAt, recipients: recipients, connection: stores.connection,
+                logger: stores.logger)
         }
     }
 }
 
-extension NotificationsEvents {
+extension ReminderHandlers {
     /// A habit's new definition (or version): its reminder time moves the pending reminders of everyone doing it.
-    static func habitDefinition(_ definition: ChallengeDefinition, at instant: Date, connection: PostgresConnection, logger: Logger) async throws {
-        let habits = HabitReminders(connection: connection, logger: logger)
+    static func habitDefinition(_ definition: ChallengeDefinition, at instant: Date, stores: NotificationStores) async throws {
+        let habits = stores.habits
         guard try await habits.noteDefinition(definition) else { return }
-        let store = RecipientStore(connection: connection, logger: logger)
+        let recipients = stores.recipients
         for userID in try await habits.users(of: definition.challengeID) {
-            guard let recipient = try await store.recipient(userID) else { continue }
+            guard let recipient = try await recipients.recipient(userID) else { continue }
             try await habits.reschedule(recipient, now: instant)
         }
     }
