@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import SurgeMessaging
+import SurgePostgres
 import SurgeRuntime
 
 /// Achievements from a declarative rule catalogue (`BadgeCatalogue`): facts kept per user from the event stream,
@@ -44,15 +45,9 @@ public enum BadgesService {
         let logger = infrastructure.logger
         let report = try await PostgresClient.withRunning(infrastructure.database) { client in
             try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
-                let report: Result<Backfill.Report, any Error>
-                do {
-                    report = .success(try await backfill.run(on: connection, at: infrastructure.clock.now(), logger: logger))
-                } catch {
-                    report = .failure(error)
+                try await connection.rolledBack(logger: logger) {
+                    try await backfill.run(on: connection, at: infrastructure.clock.now(), logger: logger)
                 }
-                try await connection.query("ROLLBACK", logger: logger)
-                return try report.get()
             }
         }
         return "dry run of catalogue version \(catalogue.version) (\(catalogue.badges.count) badges): it would award\n\(report)"
@@ -81,7 +76,7 @@ public enum BadgesService {
         addRoutes(to: router, queries: BadgeQueries(client: infrastructure.database, catalogue: badges.catalogue, logger: logger))
         let clock = infrastructure.clock
         return infrastructure.makeApplication(
-            router: router, consumers: [consumer], services: [ReplicaPresence(client: infrastructure.database, logger: logger)],
+            router: router, consumers: [consumer], services: [ReplicaPresence(client: infrastructure.database, lock: Rebuild.replicas, logger: logger)],
             beforeServerStarts: [{ try await Backfill(awarder: awarder, outbox: infrastructure.outbox).runAtStart(client: infrastructure.database, at: clock.now(), logger: logger) }])
     }
 

@@ -50,7 +50,7 @@ public enum LeaderboardService {
         return infrastructure.makeApplication(
             router: router, databases: [catchUps], consumers: [consumer],
             services: [
-                ChangeListener(client: infrastructure.database, boards: cache, directory: directory, logger: logger),
+                ChangeListener.service(client: infrastructure.database, boards: cache, directory: directory, logger: logger),
                 PeriodicService("window-closer", every: leaderboard.closeInterval, logger: logger) { try await closer.closeDue(now: clock.now()) },
             ],
             // Not listening (so not ready) until the current windows are in memory.

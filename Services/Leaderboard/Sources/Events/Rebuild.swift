@@ -18,7 +18,7 @@ import SurgeRuntime
 /// the table's (the schema holds its one group's), since every event the group had processed is among them unless the
 /// topic's retention has dropped it, and then it cannot be delivered again either. The group's offsets are left alone,
 /// and the replicas, started again, pass over what the rebuild read as duplicates and go on from there. The replicas must be stopped
-/// (they would change what the rebuild replaces): each running one holds `ChangeFeed.replicasLock` shared, and the
+/// (they would change what the rebuild replaces): each running one holds `ChangeFeed.replicas` shared, and the
 /// rebuild takes it exclusively or stops before reading.
 enum Rebuild {
     struct Report: CustomStringConvertible {
@@ -39,10 +39,7 @@ enum Rebuild {
         let client = settings.database.makeClient(schema: settings.service, logger: logger)
         return try await PostgresClient.withRunning(client) { client in
             try await client.withConnection { connection in
-                let locked = try await connection.query(
-                    "SELECT pg_try_advisory_lock(hashtext(\(ChangeFeed.replicasLock)))", logger: logger
-                ).collect().first?.decode(Bool.self) ?? false
-                guard locked else { throw RebuildError.replicasRunning }
+                guard try await ChangeFeed.replicas.takeExclusively(on: connection, logger: logger) else { throw RebuildError.replicasRunning }
                 return try await rebuild(routes: routes, group: group, settings: settings, connection: connection, logger: logger)
             }
         }

@@ -1,9 +1,7 @@
-import Foundation
 import LeaderboardDomain
 import Logging
 import PostgresNIO
-import ServiceLifecycle
-import Synchronization
+import SurgePostgres
 
 /// How replicas learn that what they hold in memory changed: every transaction that changes a board window's
 /// scores or the directory also sends a `NOTIFY` (delivered when it commits, in commit order), and each replica
@@ -15,7 +13,7 @@ enum ChangeFeed {
 
     /// Held (shared) by every running replica on its listening connection; a rebuild takes it exclusively, so it
     /// cannot run beside a replica.
-    static let replicasLock = "surge-leaderboard-replicas"
+    static let replicas = ReplicaLock("surge-leaderboard-replicas")
 
     static func boardChanged(_ boardWindow: BoardWindow, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("SELECT pg_notify(\(channel), \(notice(boardWindow)))", logger: logger)
@@ -36,41 +34,30 @@ enum ChangeFeed {
     }
 }
 
-/// Listens on the change feed for the replica's caches. Until it listens (at start, and after a lost connection)
-/// the caches are not trusted: every read checks PostgreSQL, as it would without the feed; when it listens again,
-/// everything held is treated as changed once.
-struct ChangeListener: Service {
-    let client: PostgresClient
-    let boards: BoardCache
-    let directory: DirectoryCache
-    let logger: Logger
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await client.withConnection { connection in
-                        try await connection.query("SELECT pg_advisory_lock_shared(hashtext(\(ChangeFeed.replicasLock)))", logger: logger)
-                        try await connection.listen(on: ChangeFeed.channel) { notifications in
-                            boards.trustAfterReconnect()
-                            directory.trustAfterReconnect()
-                            logger.debug("Listening for leaderboard changes")
-                            for try await notification in notifications {
-                                if notification.payload == ChangeFeed.directoryNotice {
-                                    directory.invalidateAll()
-                                } else if let boardWindow = ChangeFeed.boardWindow(inNotice: notification.payload) {
-                                    boards.changed(boardWindow)
-                                }
-                            }
-                        }
-                    }
-                } catch {
-                    if !Task.isCancelled { logger.warning("Change feed lost; reads check PostgreSQL until it is back", metadata: ["error": "\(error)"]) }
-                }
+/// Listens on the change feed for the replica's caches, on the connection that holds the replica lock. Until it
+/// listens (at start, and after a lost connection) the caches are not trusted: every read checks PostgreSQL, as it
+/// would without the feed; when it listens again, everything held is treated as changed once.
+enum ChangeListener {
+    static func service(client: PostgresClient, boards: BoardCache, directory: DirectoryCache, logger: Logger) -> ReplicaPresence {
+        ReplicaPresence(client: client, lock: ChangeFeed.replicas, logger: logger) { connection in
+            defer {
                 boards.distrust()
                 directory.distrust()
-                try? await Task.sleep(for: .seconds(1))
             }
+            try await connection.listen(on: ChangeFeed.channel) { notifications in
+                boards.trustAfterReconnect()
+                directory.trustAfterReconnect()
+                logger.debug("Listening for leaderboard changes")
+                for try await notification in notifications {
+                    if notification.payload == ChangeFeed.directoryNotice {
+                        directory.invalidateAll()
+                    } else if let boardWindow = ChangeFeed.boardWindow(inNotice: notification.payload) {
+                        boards.changed(boardWindow)
+                    }
+                }
+            }
+        } lost: { error in
+            logger.warning("Change feed lost; reads check PostgreSQL until it is back", metadata: ["error": "\(error)"])
         }
     }
 }
