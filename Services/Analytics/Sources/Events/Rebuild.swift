@@ -25,8 +25,6 @@ enum Rebuild {
         }
     }
 
-    static let tables = "users, activity, attempts, active_days, check_in_days, streak_breaks, telemetry_opt_outs, erased_users, processed_events"
-
     static func run(_ settings: ServiceSettings, handlers: EventHandlers) async throws -> Report {
         let started = ContinuousClock.now
         let infrastructure = try ServiceInfrastructure(settings, migrations: [AnalyticsMigrations.set])
@@ -36,11 +34,11 @@ enum Rebuild {
         var report = try await PostgresClient.withRunning(infrastructure.database) { client in
             try await client.withConnection { connection in
                 try await connection.transaction(logger: logger) {
-                    try await connection.query("TRUNCATE \(unescaped: tables)", logger: logger)
+                    let facts = Facts(connection: connection, logger: logger)
+                    try await facts.removeAll()
                     let records = try await EventHistory.read(handlers.topics.sorted(), configuration: settings.kafka, logger: logger)
                     let replayed = try await EventHistory.replay(records, through: handlers, group: group, on: connection, logger: logger)
-                    let users = try await connection.query("SELECT count(*)::bigint FROM users", logger: logger).collect().first?.decode(Int.self) ?? 0
-                    return Report(replayed: replayed, users: users)
+                    return Report(replayed: replayed, users: try await facts.userCount())
                 }
             }
         }

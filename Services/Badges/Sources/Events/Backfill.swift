@@ -39,27 +39,21 @@ struct Backfill: Sendable {
     /// Backfills the new and changed badges in the caller's transaction, and records the catalogue as backfilled.
     func run(on connection: PostgresConnection, at time: Date, logger: Logger) async throws -> Report {
         var store = PostgresBadgeStore(connection: connection, logger: logger, outbox: outbox)
+        let backfillStore = BackfillStore(connection: connection, logger: logger)
         // One replica at a time; the second finds the catalogue already recorded.
-        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('surge-badges-backfill'))", logger: logger)
-        var recorded: [String: String] = [:]
-        for try await (id, fingerprint) in try await connection.query("SELECT badge_id, fingerprint FROM catalogue_badges", logger: logger)
-            .decode((String, String).self)
-        {
-            recorded[id] = fingerprint
-        }
+        try await backfillStore.lock()
+        let recorded = try await backfillStore.recordedFingerprints()
         var report = Report()
         let catalogue = awarder.catalogue
         let changed = catalogue.badges.filter { recorded[$0.id] != Self.fingerprint($0) }
         // Fact badges first, so the composites see what they awarded.
         for badge in changed.sorted(by: { Self.isComposite($0) == false && Self.isComposite($1) }) {
-            for userID in try await candidates(for: badge, connection: connection, logger: logger) {
+            for userID in try await backfillStore.candidates(for: badge) {
                 var awards: [Award] = []
                 switch badge.rule {
                 case .count, .streak:
                     guard let fact = badge.rule.fact else { continue }
-                    let value = try await connection.query(
-                        "SELECT value FROM facts WHERE user_id = \(userID) AND name = \(fact.name) AND scope = \(fact.scope)", logger: logger
-                    ).collect().first?.decode(Int.self) ?? 0
+                    let value = try await backfillStore.value(of: fact, for: userID)
                     awards = Awarding.reached(catalogue, fact: fact, value: value).filter { $0.badgeID == badge.id }
                 case .allOf:
                     awards = Awarding.composites(catalogue, held: try await store.heldBadges(of: userID)).filter { $0.badgeID == badge.id }
@@ -72,33 +66,8 @@ struct Backfill: Sendable {
                 }
             }
         }
-        try await connection.query("DELETE FROM catalogue_badges", logger: logger)
-        for badge in catalogue.badges {
-            try await connection.query(
-                "INSERT INTO catalogue_badges (badge_id, fingerprint) VALUES (\(badge.id), \(Self.fingerprint(badge)))", logger: logger)
-        }
+        try await backfillStore.record(catalogue.badges.map { ($0.id, Self.fingerprint($0)) })
         return report
-    }
-
-    /// Who might qualify: users with the badge's fact at its first threshold, or holding every part of a composite.
-    private func candidates(for badge: Badge, connection: PostgresConnection, logger: Logger) async throws -> [UUID] {
-        let query: PostgresQuery
-        switch badge.rule {
-        case .count, .streak:
-            guard let fact = badge.rule.fact else { return [] }
-            query = """
-                SELECT f.user_id FROM facts f JOIN users u USING (user_id)
-                WHERE f.name = \(fact.name) AND f.scope = \(fact.scope) AND f.value >= \(badge.levels[0].threshold) ORDER BY f.user_id
-                """
-        case .allOf(let parts):
-            query = """
-                SELECT user_id FROM awards WHERE badge_id = ANY(\(parts)) GROUP BY user_id
-                HAVING count(DISTINCT badge_id) = \(parts.count) ORDER BY user_id
-                """
-        case .weeklyChallenge, .weeklyGoal, .firstPlace:
-            return []
-        }
-        return try await connection.query(query, logger: logger).collect().map { try $0.decode(UUID.self) }
     }
 
     private static func isComposite(_ badge: Badge) -> Bool {

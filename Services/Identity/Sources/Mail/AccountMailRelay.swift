@@ -54,26 +54,17 @@ struct AccountMailRelay: Sendable {
     private func handleOne() async throws -> Bool {
         let now = clock.now()
         let claimed = try await client.transaction(logger: logger) { connection -> Claimed? in
-            let rows = try await connection.query(
-                """
-                SELECT id, kind, email, user_id, detail, attempts FROM mail_requests
-                WHERE handled_at IS NULL AND next_attempt_at <= \(now)
-                ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED
-                """, logger: logger
-            ).collect()
-            guard let row = rows.first else { return nil }
-            let (id, kind, email, userID, detail, attempts) = try row.decode((UUID, String, String, UUID?, String?, Int).self)
-            guard let kind = AccountMail.Kind(rawValue: kind),
-                let (mail, selector) = try await compose(kind, to: email, userID: userID, detail: detail, mailID: id, now: now, on: connection)
+            guard let request = try await RecoveryStore.nextDueMailRequest(at: now, on: connection, logger: logger) else { return nil }
+            let id = request.id
+            guard let kind = request.kind,
+                let (mail, selector) = try await compose(
+                    kind, to: request.email, userID: request.userID, detail: request.detail, mailID: id, now: now, on: connection)
             else {
-                try await connection.execute(
-                    "UPDATE mail_requests SET handled_at = \(now), attempts = attempts + 1, outcome = 'nothing-to-send' WHERE id = \(id)",
-                    logger: logger)
-                return Claimed(id: id, attempts: attempts)
+                try await RecoveryStore.markNothingToSend(id, at: now, on: connection, logger: logger)
+                return Claimed(id: id, attempts: request.attempts)
             }
-            try await connection.execute(
-                "UPDATE mail_requests SET next_attempt_at = \(now.addingTimeInterval(Self.claimLease)) WHERE id = \(id)", logger: logger)
-            return Claimed(id: id, attempts: attempts, mail: mail, tokenSelector: selector)
+            try await RecoveryStore.leaseMailRequest(id, until: now.addingTimeInterval(Self.claimLease), on: connection, logger: logger)
+            return Claimed(id: id, attempts: request.attempts, mail: mail, tokenSelector: selector)
         }
         guard let claimed else { return false }
         guard let mail = claimed.mail else {
@@ -88,24 +79,14 @@ struct AccountMailRelay: Sendable {
             let attempts = claimed.attempts + 1
             let backoff = min(300, pow(2, Double(attempts - 1)))
             let givingUp = attempts >= Self.maxAttempts
-            try await client.transaction(logger: logger) { connection in
-                if let selector = claimed.tokenSelector {
-                    try await connection.execute("DELETE FROM account_tokens WHERE selector = \(selector)", logger: logger)
-                }
-                try await connection.execute(
-                    """
-                    UPDATE mail_requests SET attempts = \(attempts), next_attempt_at = \(now.addingTimeInterval(backoff)),
-                        handled_at = \(givingUp ? now : nil), outcome = \(givingUp ? "gave-up" : nil)
-                    WHERE id = \(claimed.id)
-                    """, logger: logger)
-            }
+            try await RecoveryStore.markHandOverFailed(
+                claimed.id, tokenSelector: claimed.tokenSelector, attempts: attempts, nextAttemptAt: now.addingTimeInterval(backoff),
+                givingUp: givingUp, at: now, client: client, logger: logger)
             logger.warning("Account mail not handed over", metadata: ["request": "\(claimed.id)", "attempt": "\(attempts)", "reason": "\(reason)"])
             // The notification service is not taking mail: the next round tries again.
             return false
         }
-        try await client.query(
-            "UPDATE mail_requests SET handled_at = \(now), attempts = attempts + 1, outcome = \(mail.kind.rawValue) WHERE id = \(claimed.id)",
-            logger: logger)
+        try await RecoveryStore.markHandedOver(claimed.id, as: mail.kind, at: now, client: client, logger: logger)
         logger.info("Account mail handled", metadata: ["request": "\(claimed.id)", "outcome": "\(mail.kind.rawValue)"])
         return true
     }
@@ -115,29 +96,18 @@ struct AccountMailRelay: Sendable {
     ) async throws -> (AccountMail, tokenSelector: Data?)? {
         switch kind {
         case .passwordReset:
-            let rows = try await connection.query(
-                """
-                SELECT u.id, u.display_name, u.locale, u.email_verified_at IS NOT NULL FROM users u
-                JOIN password_credentials p ON p.user_id = u.id WHERE lower(u.email) = \(email)
-                """, logger: logger
-            ).collect()
-            guard let (id, name, locale, verified) = try rows.first?.decode((UUID, String, String?, Bool).self) else { return nil }
+            guard let (id, name, locale, verified) = try await RecoveryStore.passwordAccount(withEmail: email, on: connection, logger: logger)
+            else { return nil }
             let purpose: AccountTokenPurpose = verified ? .passwordReset : .emailVerification
             return try await mail(purpose, mailID: mailID, userID: id, to: email, name: name, locale: locale, now: now, on: connection)
         case .emailVerification:
             guard let userID else { return nil }
-            let rows = try await connection.query(
-                """
-                SELECT display_name, locale FROM users
-                WHERE id = \(userID) AND ((email = \(email) AND email_verified_at IS NULL) OR pending_email = \(email))
-                """, logger: logger
-            ).collect()
-            guard let (name, locale) = try rows.first?.decode((String, String?).self) else { return nil }
+            guard let (name, locale) = try await RecoveryStore.recipientAwaitingVerification(userID, email: email, on: connection, logger: logger)
+            else { return nil }
             return try await mail(.emailVerification, mailID: mailID, userID: userID, to: email, name: name, locale: locale, now: now, on: connection)
         case .emailChanged:
             guard let userID else { return nil }
-            let rows = try await connection.query("SELECT display_name, locale FROM users WHERE id = \(userID)", logger: logger).collect()
-            guard let (name, locale) = try rows.first?.decode((String, String?).self) else { return nil }
+            guard let (name, locale) = try await RecoveryStore.recipient(userID, on: connection, logger: logger) else { return nil }
             return (AccountMail(mailID: mailID, kind: .emailChanged, to: email, displayName: name, locale: locale, newAddress: detail), nil)
         }
     }
@@ -149,12 +119,8 @@ struct AccountMailRelay: Sendable {
     ) async throws -> (AccountMail, tokenSelector: Data?) {
         let token = AccountToken.generate()
         let lifetime = lifetimes.lifetime(of: purpose)
-        try await connection.execute(
-            """
-            INSERT INTO account_tokens (selector, verifier_hash, purpose, user_id, email, created_at, expires_at)
-            VALUES (\(Data(token.selector)), \(Data(AccountTokenSecret.hash(token.verifier))), \(purpose.rawValue), \(userID), \(email),
-                    \(now), \(now.addingTimeInterval(lifetime)))
-            """, logger: logger)
+        try await RecoveryStore.storeMailedToken(
+            token, purpose: purpose, userID: userID, to: email, at: now, expiresAt: now.addingTimeInterval(lifetime), on: connection, logger: logger)
         let kind: AccountMail.Kind = purpose == .passwordReset ? .passwordReset : .emailVerification
         let mail = AccountMail(
             mailID: mailID, kind: kind, to: email, displayName: name, locale: locale, link: links.link(purpose, token: token),
@@ -190,7 +156,7 @@ struct NotificationsMailClient: Sendable {
         let requestID = UUID().key
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: InternalHeaders.requestID.rawName, value: requestID)
-        let body = try JSONEncoder().encode(mail)
+        let body = try SurgeJSON.apiEncode(mail)
         request.headers.add(
             name: InternalCallSigner.header.rawName,
             value: signer.signature(

@@ -164,11 +164,7 @@ struct BoardQueries: Sendable {
     func history(_ visible: Visible, kind: WindowKind, caller: UUID, page: PageRequest<String>) async throws -> BoardHistoryView {
         let today = visible.zone.date(at: clock.now())
         let current = WindowKey.containing(today, kind: kind)
-        let keys = try await client.withConnection { connection in
-            try await connection.query(
-                "SELECT window_key FROM boards WHERE board = \(visible.board.key)", logger: logger
-            ).collect().compactMap { WindowKey(try $0.decode(String.self)) }
-        }
+        let keys = try await client.withConnection { try await ScoreStore.windows(of: visible.board, connection: $0, logger: logger) }
         // Issued cursors are window keys of the kind asked for; any other string was not issued for this list.
         let before = try page.after.map { cursor in
             guard let key = WindowKey(cursor), key.kind == kind else { throw Problem.unknownCursor() }
@@ -246,12 +242,6 @@ struct LeaderboardExport: Codable, Sendable, ResponseEncodable {
 
 extension BoardQueries {
     func export(userID: UUID) async throws -> LeaderboardExport {
-        let rows = try await client.query(
-            "SELECT board, window_key, score FROM scores WHERE user_id = \(userID) AND NOT removed ORDER BY board, window_key", logger: logger)
-        var scores: [LeaderboardExport.Score] = []
-        for try await (board, window, score) in rows.decode((String, String, Double).self) {
-            scores.append(.init(board: board, window: window, score: score))
-        }
-        return LeaderboardExport(scores: scores)
+        LeaderboardExport(scores: try await ScoreStore.scores(of: userID, client: client, logger: logger))
     }
 }

@@ -20,17 +20,10 @@ struct WindowCloser: Sendable {
     static let lastZone = LocalCalendar(zoneNamedOrUTC: "Etc/GMT+12")
 
     func closeDue(now: Date) async throws {
-        let open = try await client.query(
-            """
-            SELECT b.board, b.window_key, b.version FROM boards b LEFT JOIN closed_windows c USING (board, window_key)
-            WHERE b.window_key <> 'all-time' AND (c.board IS NULL OR c.board_version < b.version)
-            """, logger: logger
-        ).collect().map { try $0.decode((String, String, Int64).self) }
-        for (key, windowKey, version) in open {
-            guard let board = Board(key: key), let window = WindowKey(windowKey) else { continue }
-            let calendar = try await calendar(of: board, window: window)
-            guard let bounds = window.bounds(in: calendar), bounds.end <= now else { continue }
-            try await close(BoardWindow(board: board, window: window), bounds: bounds, version: version, now: now)
+        for (boardWindow, version) in try await ClosedWindows.unpublished(client: client, logger: logger) {
+            let calendar = try await calendar(of: boardWindow.board, window: boardWindow.window)
+            guard let bounds = boardWindow.window.bounds(in: calendar), bounds.end <= now else { continue }
+            try await close(boardWindow, bounds: bounds, version: version, now: now)
         }
         cache.evict { window in
             guard let dates = window.dates else { return false }
@@ -50,17 +43,8 @@ struct WindowCloser: Sendable {
             return (top, index.leaders.map(\.userID), index.count)
         }
         try await client.transaction(logger: logger) { connection in
-            let revision = try await connection.query(
-                """
-                INSERT INTO closed_windows (board, window_key, revision, board_version, closed_at)
-                VALUES (\(boardWindow.board.key), \(boardWindow.window.description), 1, \(version), \(now))
-                ON CONFLICT (board, window_key) DO UPDATE
-                SET revision = closed_windows.revision + 1, board_version = EXCLUDED.board_version, closed_at = EXCLUDED.closed_at
-                WHERE closed_windows.board_version < EXCLUDED.board_version
-                RETURNING revision
-                """, logger: logger
-            ).collect().first?.decode(Int.self)
-            guard let revision else { return }
+            guard let revision = try await ClosedWindows.close(boardWindow, version: version, at: now, connection: connection, logger: logger)
+            else { return }
             try await outbox.append(
                 WindowClosed(
                     board: boardWindow.board.key, scope: boardWindow.board.scope, subjectID: boardWindow.board.subjectID,
