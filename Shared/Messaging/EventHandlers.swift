@@ -2,7 +2,8 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 
-/// The event types a consumer group handles, each with the effect it has inside the inbox transaction.
+/// The event types a consumer group handles, each with the effect it has inside the inbox transaction: the table the
+/// consumer reads. Services fill it through `ConsumerRoutes` (`EventRoutes`), the one way to register a handler.
 public struct EventHandlers: Sendable {
     /// Decodes a record (throwing if it cannot) and returns the effect to apply in the transaction, or nil when the
     /// event can have none here (it is then not recorded as processed: no transaction at all).
@@ -21,7 +22,7 @@ public struct EventHandlers: Sendable {
     /// `relevant` says, from the event alone, whether it can have an effect here; one that cannot is passed over like
     /// a type the group does not handle, without a transaction (most check-ins mean nothing to a competition board,
     /// most points nothing to a weekly badge). It must be false only where `handle` would do nothing.
-    public mutating func on<Payload: EventPayload>(
+    mutating func on<Payload: EventPayload>(
         _ type: Payload.Type, when relevant: (@Sendable (CloudEvent<Payload>) -> Bool)? = nil,
         _ handle: @escaping @Sendable (CloudEvent<Payload>, PostgresConnection, Logger) async throws -> Void
     ) {

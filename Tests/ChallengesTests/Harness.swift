@@ -55,14 +55,14 @@ struct Harness: Sendable {
     func user(zone: String = "Europe/Rome", name: String = "Someone") async throws -> UUID {
         let id = UUID()
         try await client.withConnection { connection in
-            try await DirectoryStore.upsertUser(id, displayName: name, timeZone: zone, on: connection, logger: logger)
+            try await DirectoryStore(connection: connection, logger: logger).upsertUser(id, displayName: name, timeZone: zone)
         }
         return id
     }
 
     func befriend(_ first: UUID, _ second: UUID) async throws {
         try await client.withConnection { connection in
-            try await DirectoryStore.setFriendship(first, second, accepted: true, at: Date(), on: connection, logger: logger)
+            try await DirectoryStore(connection: connection, logger: logger).setFriendship(first, second, accepted: true, at: Date())
         }
     }
 
@@ -70,14 +70,12 @@ struct Harness: Sendable {
     func group(_ members: [UUID], zone: String = "Europe/Rome", kind: GroupKind = .household) async throws -> UUID {
         let id = UUID()
         try await client.withConnection { connection in
-            try await DirectoryStore.upsertGroup(
-                GroupChanged(groupID: id, name: "Home", kind: kind, timeZone: zone, ownerID: members[0], created: true, changedAt: Date()),
-                on: connection, logger: logger)
+            try await DirectoryStore(connection: connection, logger: logger).upsertGroup(
+                GroupChanged(groupID: id, name: "Home", kind: kind, timeZone: zone, ownerID: members[0], created: true, changedAt: Date()))
             for (index, member) in members.enumerated() {
-                try await DirectoryStore.applyMembership(
+                try await DirectoryStore(connection: connection, logger: logger).applyMembership(
                     GroupMembershipChanged(
-                        groupID: id, userID: member, displayName: "m", role: index == 0 ? .owner : .member, change: .joined, changedAt: Date()),
-                    on: connection, logger: logger)
+                        groupID: id, userID: member, displayName: "m", role: index == 0 ? .owner : .member, change: .joined, changedAt: Date()))
             }
         }
         return id
@@ -85,9 +83,8 @@ struct Harness: Sendable {
 
     func leave(_ groupID: UUID, _ member: UUID) async throws {
         try await client.withConnection { connection in
-            try await DirectoryStore.applyMembership(
-                GroupMembershipChanged(groupID: groupID, userID: member, displayName: "m", role: .member, change: .left, changedAt: Date()),
-                on: connection, logger: logger)
+            try await DirectoryStore(connection: connection, logger: logger).applyMembership(
+                GroupMembershipChanged(groupID: groupID, userID: member, displayName: "m", role: .member, change: .left, changedAt: Date()))
         }
     }
 

@@ -417,11 +417,11 @@ struct StorageTests {
             let meditation = CuratedContent.meditationID
             try await h.client.withConnection { connection in
                 for _ in 0..<5 {
-                    try await Trending.record(joins: 1, challengeID: meditation, on: Trending.day(at: h.clock.now()), connection: connection, logger: h.logger)
+                    try await TrendingStore(connection: connection, logger: h.logger).record(joins: 1, challengeID: meditation, on: Trending.day(at: h.clock.now()))
                 }
-                try await Trending.refresh(meditation, today: Trending.day(at: h.clock.now()), connection: connection, logger: h.logger)
+                try await TrendingStore(connection: connection, logger: h.logger).refresh(meditation, today: Trending.day(at: h.clock.now()))
                 // A join of a challenge we do not know is ignored.
-                try await Trending.record(joins: 1, challengeID: UUID(), on: Trending.day(at: h.clock.now()), connection: connection, logger: h.logger)
+                try await TrendingStore(connection: connection, logger: h.logger).record(joins: 1, challengeID: UUID(), on: Trending.day(at: h.clock.now()))
             }
             let trending = try await h.browse(BrowseQuery(sort: .trending), as: users[0]).items
             #expect(trending.prefix(2).map(\.challengeID) == [meditation, fitness])
@@ -429,7 +429,7 @@ struct StorageTests {
 
             // Eight days later the window has moved on.
             h.clock.set(Fixtures.instant("2026-03-18T12:00:00Z"))
-            #expect(try await Trending.refreshAll(today: Trending.day(at: h.clock.now()), client: h.client, logger: h.logger) == 2)
+            #expect(try await h.client.withConnection { try await TrendingStore(connection: $0, logger: h.logger).refreshAll(today: Trending.day(at: h.clock.now())) } == 2)
             #expect(try await h.browse(BrowseQuery(sort: .trending), as: users[0]).items.allSatisfy { $0.trendingScore == 0 })
             #expect(try await h.browse(BrowseQuery(sort: .liked), as: users[0]).items.first?.likes == 2)
         }
@@ -486,7 +486,7 @@ struct StorageTests {
             _ = try await h.likes.setLike(CuratedContent.seventyFiveHardID, liked: true, caller: leaver, trace: TraceContext())
 
             let outcome = try await h.client.withTransaction(logger: h.logger) { connection in
-                try await UserErasure.erase(leaver, at: h.clock.now(), outbox: h.outbox, trace: nil, on: connection, logger: h.logger)
+                try await UserErasure(connection: connection, outbox: h.outbox, logger: h.logger).erase(leaver, at: h.clock.now(), trace: nil)
             }
             #expect(Set(outcome.deleted) == [habit.definition.challengeID, secret.definition.challengeID])
             #expect(outcome.kept == [open.definition.challengeID])

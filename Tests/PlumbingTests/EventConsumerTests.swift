@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 import SurgeKafka
-import SurgeMessaging
+@testable import SurgeMessaging
 import SurgeTestSupport
 import Testing
 

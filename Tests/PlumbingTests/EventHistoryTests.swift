@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import SurgeContracts
-import SurgeMessaging
+@testable import SurgeMessaging
 import SurgeTestSupport
 import Testing
 

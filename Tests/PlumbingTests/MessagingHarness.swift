@@ -4,7 +4,7 @@ import PostgresNIO
 import ServiceLifecycle
 import SurgeContracts
 import SurgeKafka
-import SurgeMessaging
+@testable import SurgeMessaging
 import SurgePostgres
 import SurgeTestSupport
 import Synchronization

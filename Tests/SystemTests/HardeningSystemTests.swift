@@ -634,7 +634,7 @@ struct HardeningSystemTests {
         }
     }
 
-    /// What each consumer handles (Services/*/Sources: `handlers.on(...)`): challenges and progress read identity's
+    /// What each consumer handles (Services/*/Sources: `routes.on(...)`): challenges and progress read identity's
     /// users, profiles and groups; challenges also friendships and progress's attempt starts; progress also
     /// training plans and challenges' definitions and invitations; the gateway only user deletions; analytics identity's accounts, profiles, preferences and deletions and progress's attempts, check-ins, days and streaks.
     /// Every service that consumes events.

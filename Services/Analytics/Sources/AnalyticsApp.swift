@@ -20,9 +20,9 @@ public enum AnalyticsService {
     }
 
     static var handlers: EventHandlers {
-        var handlers = EventHandlers()
-        AnalyticsEvents.register(in: &handlers)
-        return handlers
+        var routes = ConsumerRoutes { Facts(connection: $0, logger: $1) }
+        AnalyticsEvents.register(in: &routes)
+        return routes.handlers
     }
 
     static func addRoutes(to router: Router<SurgeRequestContext>, queries: any KPIQueries, now: @escaping @Sendable () -> Date) {

@@ -25,9 +25,9 @@ public enum ChallengesService {
         let logger = infrastructure.logger
         let database = infrastructure.database
         let clock = infrastructure.clock
-        var handlers = EventHandlers()
-        ChallengesEvents.register(in: &handlers, outbox: infrastructure.outbox, clock: clock)
-        let consumer = try infrastructure.consumer(handlers)
+        var routes = ConsumerRoutes { PostgresChallengeStore(connection: $0, outbox: infrastructure.outbox, logger: $1) }
+        ChallengesEvents.register(in: &routes, clock: clock)
+        let consumer = try infrastructure.consumer(routes.handlers)
         let storage = PostgresChallengeStorage(client: database, outbox: infrastructure.outbox, logger: logger)
         let router = infrastructure.makeRouter(consumers: [consumer])
         addRoutes(
@@ -36,7 +36,7 @@ public enum ChallengesService {
         // Writes refresh the trending score of the challenge they touch; this lets days older than the window drop
         // out for challenges nobody touches (idempotent, so every replica may run it).
         let trendingRefresher = PeriodicService("trending-refresh", every: challenges.trendingRefresh, logger: logger) {
-            _ = try await Trending.refreshAll(today: Trending.day(at: clock.now()), client: database, logger: logger)
+            _ = try await database.withConnection { try await TrendingStore(connection: $0, logger: logger).refreshAll(today: Trending.day(at: clock.now())) }
         }
         return infrastructure.makeApplication(
             router: router, consumers: [consumer], services: [trendingRefresher],

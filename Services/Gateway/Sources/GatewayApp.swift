@@ -26,15 +26,14 @@ public enum GatewayService {
         let idempotency = IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(gateway.upstreamTimeoutSeconds + 30))
         let hub = StreamHub(settings: gateway.stream) { StreamFeed.route($0, logger: logger) }
         let revocations = Revocations(client: database, logger: logger) { hub.endSessions($0) }
-        var handlers = EventHandlers()
-        handlers.on(UserDeleted.self) { event, connection, logger in
-            try await Revocations.recordErasure(of: event.data.userID, at: event.data.deletedAt, on: connection, logger: logger)
+        var routes = ConsumerRoutes { RevocationRecorder(connection: $0, logger: $1) }
+        routes.on(UserDeleted.self) { event, recorder in
+            try await recorder.recordErasure(of: event.data.userID, at: event.data.deletedAt)
         }
-        handlers.on(SessionsRevoked.self) { event, connection, logger in
-            try await Revocations.recordRevocation(
-                of: event.data.sessionIDs, userID: event.data.userID, at: event.data.revokedAt, on: connection, logger: logger)
+        routes.on(SessionsRevoked.self) { event, recorder in
+            try await recorder.recordRevocation(of: event.data.sessionIDs, userID: event.data.userID, at: event.data.revokedAt)
         }
-        let consumer = try infrastructure.consumer(handlers)
+        let consumer = try infrastructure.consumer(routes.handlers)
         let limiter = RateLimiter()
         let pipeline = RoutePipeline(
             settings: gateway, limiter: limiter,

@@ -57,9 +57,9 @@ public enum ProgressService {
         let infrastructure = try ServiceInfrastructure(settings, migrations: [ProgressMigrations.set])
         let storage = PostgresProgressStorage(client: infrastructure.database, outbox: infrastructure.outbox, logger: infrastructure.logger)
         let useCases = ProgressUseCases(storage: storage, clock: infrastructure.clock, logger: infrastructure.logger)
-        var handlers = EventHandlers()
-        ProgressEvents.register(in: &handlers, storage: storage, judging: useCases.judging, chores: useCases.choreScheduling)
-        let consumer = try infrastructure.consumer(handlers)
+        var routes = ConsumerRoutes { storage.stores(on: $0, logger: $1) }
+        ProgressEvents.register(in: &routes, judging: useCases.judging, chores: useCases.choreScheduling)
+        let consumer = try infrastructure.consumer(routes.handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         addRoutes(to: router, useCases: useCases, maxPhotoBytes: progress.maxPhotoBytes)
         let judgementRounds = Counter(label: "surge_judgement_rounds_total")

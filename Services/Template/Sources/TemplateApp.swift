@@ -22,9 +22,9 @@ public enum TemplateService {
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let template = try Settings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [TemplateMigrations.set])
-        var handlers = EventHandlers()
-        TemplateEvents.register(in: &handlers, outbox: infrastructure.outbox, milestoneEvery: template.milestoneEvery)
-        let consumer = try infrastructure.consumer(handlers)
+        var routes = ConsumerRoutes { TallyRecorder(connection: $0, logger: $1) }
+        TemplateEvents.register(in: &routes, outbox: infrastructure.outbox, milestoneEvery: template.milestoneEvery)
+        let consumer = try infrastructure.consumer(routes.handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let clock = infrastructure.clock
         addRoutes(to: router, tallies: PostgresTallyStore(client: infrastructure.database, logger: infrastructure.logger), now: { clock.now() })

@@ -6,8 +6,11 @@ import SurgeContracts
 
 /// The part of identity this service keeps for itself (users' time zones, accepted friendships, groups and their
 /// current members), written inside the inbox transaction of the event that taught it.
-enum DirectoryStore {
-    static func upsertUser(_ userID: UUID, displayName: String, timeZone: String, on connection: PostgresConnection, logger: Logger) async throws {
+struct DirectoryStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func upsertUser(_ userID: UUID, displayName: String, timeZone: String) async throws {
         try await connection.query(
             """
             INSERT INTO users (user_id, display_name, time_zone) VALUES (\(userID), \(displayName), \(timeZone))
@@ -16,9 +19,7 @@ enum DirectoryStore {
     }
 
     /// Only accepted friendships are kept: an invitation may go to a friend only.
-    static func setFriendship(
-        _ first: UUID, _ second: UUID, accepted: Bool, at time: Date, on connection: PostgresConnection, logger: Logger
-    ) async throws {
+    func setFriendship(_ first: UUID, _ second: UUID, accepted: Bool, at time: Date) async throws {
         guard first != second else { return }
         if accepted {
             try await connection.query(
@@ -34,7 +35,7 @@ enum DirectoryStore {
         }
     }
 
-    static func upsertGroup(_ event: GroupChanged, on connection: PostgresConnection, logger: Logger) async throws {
+    func upsertGroup(_ event: GroupChanged) async throws {
         try await connection.query(
             """
             INSERT INTO groups (group_id, name, kind, time_zone, owner_id)
@@ -44,7 +45,7 @@ enum DirectoryStore {
             """, logger: logger)
     }
 
-    static func applyMembership(_ event: GroupMembershipChanged, on connection: PostgresConnection, logger: Logger) async throws {
+    func applyMembership(_ event: GroupMembershipChanged) async throws {
         switch event.change {
         case .joined, .roleChanged:
             try await connection.query(
@@ -64,7 +65,7 @@ enum DirectoryStore {
     }
 
     /// The current members of a group; nil if the group has none we know of.
-    static func members(of groupID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID>? {
+    func members(of groupID: UUID?) async throws -> Set<UUID>? {
         guard let groupID else { return nil }
         var members = Set<UUID>()
         let rows = try await connection.query("SELECT user_id FROM group_members WHERE group_id = \(groupID)", logger: logger)
@@ -72,7 +73,7 @@ enum DirectoryStore {
         return members.isEmpty ? nil : members
     }
 
-    static func isMember(_ userID: UUID, of groupID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    func isMember(_ userID: UUID, of groupID: UUID) async throws -> Bool {
         let rows = try await connection.query(
             "SELECT 1 FROM group_members WHERE group_id = \(groupID) AND user_id = \(userID)", logger: logger)
         for _ in try await rows.collect().map({ try $0.decode(Int.self) }) { return true }
@@ -80,7 +81,7 @@ enum DirectoryStore {
     }
 
     /// Which of `others` are accepted friends of `userID`.
-    static func friends(of userID: UUID, among others: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID> {
+    func friends(of userID: UUID, among others: [UUID]) async throws -> Set<UUID> {
         guard !others.isEmpty else { return [] }
         var friends = Set<UUID>()
         let rows = try await connection.query(
@@ -92,14 +93,14 @@ enum DirectoryStore {
         return friends
     }
 
-    static func userTimeZone(_ userID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> TimeZone? {
+    func userTimeZone(_ userID: UUID?) async throws -> TimeZone? {
         guard let userID else { return nil }
         let rows = try await connection.query("SELECT time_zone FROM users WHERE user_id = \(userID)", logger: logger)
         for name in try await rows.collect().map({ try $0.decode(String.self) }) { return IANATimeZone.zone(named: name) }
         return nil
     }
 
-    static func groupTimeZone(_ groupID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> TimeZone? {
+    func groupTimeZone(_ groupID: UUID?) async throws -> TimeZone? {
         guard let groupID else { return nil }
         let rows = try await connection.query("SELECT time_zone FROM groups WHERE group_id = \(groupID)", logger: logger)
         for name in try await rows.collect().map({ try $0.decode(String.self) }) { return IANATimeZone.zone(named: name) }

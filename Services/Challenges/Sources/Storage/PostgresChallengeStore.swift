@@ -133,7 +133,7 @@ struct PostgresChallengeStore: ChallengeStore {
             """, logger: logger
         ).collect()
         guard !inserted.isEmpty else { return false }
-        try await Trending.record(likes: 1, challengeID: challengeID, on: Trending.day(at: time), connection: connection, logger: logger)
+        try await trending.record(likes: 1, challengeID: challengeID, on: Trending.day(at: time))
         return true
     }
 
@@ -142,13 +142,13 @@ struct PostgresChallengeStore: ChallengeStore {
             "DELETE FROM likes WHERE challenge_id = \(challengeID) AND user_id = \(userID) RETURNING liked_at", logger: logger
         ).collect()
         guard let likedAt = try deleted.first?.decode(Date.self) else { return nil }
-        try await Trending.record(likes: -1, challengeID: challengeID, on: Trending.day(at: likedAt), connection: connection, logger: logger)
+        try await trending.record(likes: -1, challengeID: challengeID, on: Trending.day(at: likedAt))
         return likedAt
     }
 
     func setLikes(_ count: Int, of challengeID: UUID, today: LocalDate) async throws {
         try await connection.query("UPDATE challenges SET likes_count = \(count) WHERE challenge_id = \(challengeID)", logger: logger)
-        try await Trending.refresh(challengeID, today: today, connection: connection, logger: logger)
+        try await trending.refresh(challengeID, today: today)
     }
 
     func invite(_ invitation: Invitation, from inviterID: UUID) async throws -> Bool {
@@ -165,24 +165,28 @@ struct PostgresChallengeStore: ChallengeStore {
 
     // MARK: The directory
 
+    var directory: DirectoryStore { DirectoryStore(connection: connection, logger: logger) }
+    var trending: TrendingStore { TrendingStore(connection: connection, logger: logger) }
+    var erasure: UserErasure { UserErasure(connection: connection, outbox: outbox, logger: logger) }
+
     func members(of groupID: UUID?) async throws -> Set<UUID>? {
-        try await DirectoryStore.members(of: groupID, on: connection, logger: logger)
+        try await directory.members(of: groupID)
     }
 
     func isMember(_ userID: UUID, of groupID: UUID) async throws -> Bool {
-        try await DirectoryStore.isMember(userID, of: groupID, on: connection, logger: logger)
+        try await directory.isMember(userID, of: groupID)
     }
 
     func friends(of userID: UUID, among others: [UUID]) async throws -> Set<UUID> {
-        try await DirectoryStore.friends(of: userID, among: others, on: connection, logger: logger)
+        try await directory.friends(of: userID, among: others)
     }
 
     func timeZone(ofUser userID: UUID) async throws -> TimeZone? {
-        try await DirectoryStore.userTimeZone(userID, on: connection, logger: logger)
+        try await directory.userTimeZone(userID)
     }
 
     func timeZone(ofGroup groupID: UUID) async throws -> TimeZone? {
-        try await DirectoryStore.groupTimeZone(groupID, on: connection, logger: logger)
+        try await directory.groupTimeZone(groupID)
     }
 
     // MARK: Events

@@ -13,10 +13,14 @@ enum Trending {
     static let windowDays = 7
 
     static func day(at instant: Date) -> LocalDate { utc.date(at: instant) }
+}
 
-    static func record(
-        likes: Int = 0, joins: Int = 0, challengeID: UUID, on day: LocalDate, connection: PostgresConnection, logger: Logger
-    ) async throws {
+/// The trending activity and scores, over one connection.
+struct TrendingStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func record(likes: Int = 0, joins: Int = 0, challengeID: UUID, on day: LocalDate) async throws {
         try await connection.query(
             """
             INSERT INTO challenge_activity (challenge_id, day, joins, likes)
@@ -27,8 +31,8 @@ enum Trending {
             """, logger: logger)
     }
 
-    static func refresh(_ challengeID: UUID, today: LocalDate, connection: PostgresConnection, logger: Logger) async throws {
-        let from = today.adding(days: -(windowDays - 1)).description
+    func refresh(_ challengeID: UUID, today: LocalDate) async throws {
+        let from = today.adding(days: -(Trending.windowDays - 1)).description
         try await connection.query(
             """
             UPDATE challenges SET trending_score = (
@@ -40,9 +44,9 @@ enum Trending {
 
     /// Recomputes every score that is not zero or has activity in the window; returns how many changed.
     @discardableResult
-    static func refreshAll(today: LocalDate, client: PostgresClient, logger: Logger) async throws -> Int {
-        let from = today.adding(days: -(windowDays - 1)).description
-        let rows = try await client.query(
+    func refreshAll(today: LocalDate) async throws -> Int {
+        let from = today.adding(days: -(Trending.windowDays - 1)).description
+        let rows = try await connection.query(
             """
             WITH scores AS (
                 SELECT challenge_id, sum(joins + likes)::integer AS score FROM challenge_activity

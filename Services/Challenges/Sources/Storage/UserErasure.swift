@@ -13,15 +13,17 @@ import SurgeMessaging
 /// - the user's likes are taken back (counts drop), invitations to them are removed, invitations they sent keep
 ///   their invitee's access but forget the inviter;
 /// - the user's time zone, friendships and memberships are forgotten.
-enum UserErasure {
+struct UserErasure {
+    let connection: PostgresConnection
+    let outbox: Outbox
+    let logger: Logger
+
     struct Outcome: Equatable, Sendable {
         var deleted: [UUID]
         var kept: [UUID]
     }
 
-    static func erase(
-        _ userID: UUID, at time: Date, outbox: Outbox, trace: TraceContext?, on connection: PostgresConnection, logger: Logger
-    ) async throws -> Outcome {
+    func erase(_ userID: UUID, at time: Date, trace: TraceContext?) async throws -> Outcome {
         var deleted: [UUID] = []
         let privateRows = try await connection.query(
             """

@@ -37,22 +37,6 @@ final class Revocations: Sendable {
     /// Whether the session (refresh-token family, an access token's `sid`) was revoked.
     func isRevoked(session sessionID: UUID) -> Bool { recent.withLock { $0.revokedSessions.contains(sessionID) } }
 
-    static func recordErasure(of userID: UUID, at instant: Date, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
-            "INSERT INTO erased_users (user_id, erased_at) VALUES (\(userID), \(instant)) ON CONFLICT DO NOTHING", logger: logger)
-    }
-
-    static func recordRevocation(
-        of sessionIDs: [UUID], userID: UUID, at instant: Date, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        guard !sessionIDs.isEmpty else { return }
-        try await connection.query(
-            """
-            INSERT INTO revoked_sessions (session_id, user_id, revoked_at)
-            SELECT unnest(\(sessionIDs)::uuid[]), \(userID), \(instant) ON CONFLICT DO NOTHING
-            """, logger: logger)
-    }
-
     /// Reloads the recent erasures and revocations.
     func refresh() async throws {
         load(erasedUsers: try await ids("SELECT user_id FROM erased_users"), revokedSessions: try await ids("SELECT session_id FROM revoked_sessions"))
@@ -81,5 +65,25 @@ final class Revocations: Sendable {
             ids.insert(id)
         }
         return ids
+    }
+}
+
+/// Identity's withdrawals as the gateway's consumer records them, over its inbox transaction's connection.
+struct RevocationRecorder {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func recordErasure(of userID: UUID, at instant: Date) async throws {
+        try await connection.query(
+            "INSERT INTO erased_users (user_id, erased_at) VALUES (\(userID), \(instant)) ON CONFLICT DO NOTHING", logger: logger)
+    }
+
+    func recordRevocation(of sessionIDs: [UUID], userID: UUID, at instant: Date) async throws {
+        guard !sessionIDs.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO revoked_sessions (session_id, user_id, revoked_at)
+            SELECT unnest(\(sessionIDs)::uuid[]), \(userID), \(instant) ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 }

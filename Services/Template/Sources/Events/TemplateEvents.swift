@@ -34,17 +34,17 @@ enum TemplateEvents {
 
     /// What the template consumes: each check-in counts towards its day's tally (and may produce a milestone event in
     /// the same transaction, through the outbox); a deleted user is forgotten.
-    static func register(in handlers: inout EventHandlers, outbox: Outbox, milestoneEvery: Int) {
-        handlers.on(CheckInRecorded.self) { event, connection, logger in
-            let tally = try await PostgresTallyStore.record(event.data.userID, on: event.data.localDate, connection: connection, logger: logger)
+    static func register(in routes: inout ConsumerRoutes<TallyRecorder>, outbox: Outbox, milestoneEvery: Int) {
+        routes.on(CheckInRecorded.self) { event, tallies in
+            let tally = try await tallies.record(event.data.userID, on: event.data.localDate)
             if tally.isMilestone(every: milestoneEvery) {
                 try await outbox.append(
-                    TallyMilestoneReached(userID: tally.userID, date: tally.date, checkIns: tally.checkIns), on: connection,
-                    trace: event.trace, logger: logger)
+                    TallyMilestoneReached(userID: tally.userID, date: tally.date, checkIns: tally.checkIns), on: tallies.connection,
+                    trace: event.trace, logger: tallies.logger)
             }
         }
-        handlers.on(UserDeleted.self) { event, connection, logger in
-            try await PostgresTallyStore.erase(event.data.userID, connection: connection, logger: logger)
+        routes.on(UserDeleted.self) { event, tallies in
+            try await tallies.erase(event.data.userID)
         }
     }
 }

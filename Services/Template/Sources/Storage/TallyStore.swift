@@ -34,9 +34,15 @@ struct PostgresTallyStore: TallyStore {
         }
         return tallies
     }
+}
 
-    /// Counts one check-in inside the consumer's inbox transaction and returns the new tally.
-    static func record(_ userID: UUID, on date: LocalDate, connection: PostgresConnection, logger: Logger) async throws -> DailyTally {
+/// The tallies the consumer writes, over its inbox transaction's connection.
+struct TallyRecorder {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Counts one check-in and returns the new tally.
+    func record(_ userID: UUID, on date: LocalDate) async throws -> DailyTally {
         let rows = try await connection.query(
             """
             INSERT INTO daily_tallies (user_id, local_date, check_ins) VALUES (\(userID), \(date), 1)
@@ -48,7 +54,7 @@ struct PostgresTallyStore: TallyStore {
         return tally
     }
 
-    static func erase(_ userID: UUID, connection: PostgresConnection, logger: Logger) async throws {
+    func erase(_ userID: UUID) async throws {
         try await connection.query("DELETE FROM daily_tallies WHERE user_id = \(userID)", logger: logger)
     }
 }
