@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make api-fuzz`: a short, bounded schemathesis pass over the public API, as an outside client sees it. Starts a private
-# stack (its own PostgreSQL, broker and ports 28080-28086, so `make run` and `make bench` can stay up), signs up a guest for a token, runs
+# stack (its own PostgreSQL, broker and ports 28080 and up: each service's own plus 20000, so `make run` and `make bench` can stay up), signs up a guest for a token, runs
 # schemathesis against docs/openapi.json, prints what it found and stops the stack, pass or fail.
 #
 # Settings (environment): API_FUZZ_MAX_EXAMPLES (default 5 per operation and phase), API_FUZZ_MAX_TIME (seconds,

@@ -28,7 +28,7 @@ struct ProgressRouterHarness: Sendable {
     /// time, judge and look at what was written.
     let clock: ServiceClock
     let useCases: ProgressUseCases
-    let storage: PostgresProgressStorage
+    let storage: ProgressStorage
     let postgres: PostgresClient
     let user = UUID()
     let stranger = UUID()
@@ -45,7 +45,7 @@ struct ProgressRouterHarness: Sendable {
                 try await Migrator.migrate([MessagingMigrations.set, ProgressMigrations.set], schema: "progress", client: postgres, logger: logger)
                 let clock = ServiceClock(simulated: true)
                 clock.set(now)
-                let storage = PostgresProgressStorage(client: postgres, outbox: Outbox(service: "progress"), logger: logger)
+                let storage = ProgressStorage(client: postgres, outbox: Outbox(service: "progress"), logger: logger)
                 let useCases = ProgressUseCases(storage: storage, clock: clock, logger: logger)
                 let router = RouterTesting.router(signer: signer)
                 ProgressService.addRoutes(to: router, useCases: useCases, maxPhotoBytes: maxPhotoBytes)
@@ -60,7 +60,7 @@ struct ProgressRouterHarness: Sendable {
     }
 
     /// What identity's and challenges' events would have taught progress.
-    private func seed(_ storage: PostgresProgressStorage, chores: ChoreScheduling) async throws {
+    private func seed(_ storage: ProgressStorage, chores: ChoreScheduling) async throws {
         let habit = definition(
             habitID, kind: .habit, visibility: .public, groupID: nil,
             tasks: [

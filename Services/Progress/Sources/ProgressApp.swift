@@ -34,7 +34,7 @@ struct ProgressUseCases: Sendable {
     let chores: HouseholdChores
     let choreScheduling: ChoreScheduling
 
-    init(storage: any ProgressStorage, clock: ServiceClock, logger: Logger) {
+    init(storage: ProgressStorage, clock: ServiceClock, logger: Logger) {
         lifecycle = AttemptLifecycle(storage: storage, clock: clock)
         checkIns = CheckInHandler(storage: storage, clock: clock)
         pauses = PauseHandler(storage: storage, clock: clock)
@@ -55,7 +55,7 @@ public enum ProgressService {
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let progress = try ProgressSettings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [ProgressMigrations.set])
-        let storage = PostgresProgressStorage(client: infrastructure.database, outbox: infrastructure.outbox, logger: infrastructure.logger)
+        let storage = ProgressStorage(client: infrastructure.database, outbox: infrastructure.outbox, logger: infrastructure.logger)
         let useCases = ProgressUseCases(storage: storage, clock: infrastructure.clock, logger: infrastructure.logger)
         var routes = ConsumerRoutes { storage.stores(on: $0, logger: $1) }
         ProgressEvents.register(in: &routes, judging: useCases.judging, chores: useCases.choreScheduling)

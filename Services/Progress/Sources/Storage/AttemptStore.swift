@@ -50,48 +50,7 @@ enum WeekBonus: String, Sendable {
 }
 
 /// Attempts, their day records, weeks and check-ins. What `lock...` returns stays locked until the transaction ends.
-protocol AttemptStore {
-    /// The caller's attempt, locked, with what a check-in reads besides, in the same round trip.
-    func lockForCheckIn(_ attemptID: UUID, of userID: UUID, checkInID: UUID) async throws -> CheckInContext?
-    /// The caller's attempt, locked.
-    func lock(_ attemptID: UUID, of userID: UUID) async throws -> AttemptRow?
-    func find(_ attemptID: UUID, of userID: UUID) async throws -> AttemptRow?
-    func active(_ userID: UUID, challengeID: UUID) async throws -> AttemptRow?
-    /// The user's active attempts, locked.
-    func lockActive(of userID: UUID) async throws -> [AttemptRow]
-    /// The user's attempts that ran on some day from `first` through `last` (the history's span).
-    func running(_ userID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [AttemptRow]
-    /// Active attempts whose next period closed by `now`, most overdue first.
-    func dueIDs(before now: Date, limit: Int) async throws -> [UUID]
-    /// The attempt, locked, if it is still due and no other replica is judging it.
-    func lockDue(_ attemptID: UUID, before now: Date) async throws -> AttemptRow?
-    /// Moves a failing attempt's judgement later, so it neither blocks the others nor is lost.
-    func postpone(_ attemptID: UUID, by seconds: Int) async throws
-    /// The user's attempts after `after`, newest first.
-    func list(of userID: UUID, status: AttemptStatus?, challengeID: UUID?, after: AttemptCursor, limit: Int) async throws -> [AttemptRow]
-    func previousAttempts(_ userID: UUID, challengeID: UUID) async throws -> Int
-    func insert(_ row: AttemptRow, now: Date) async throws
-    func update(_ row: AttemptRow, now: Date) async throws
-    func setNextJudgement(_ instant: Date, of attemptID: UUID) async throws
-    func day(_ attemptID: UUID, _ date: LocalDate) async throws -> DayRecord?
-    /// Day records from `first` through `last`, keyed by date.
-    func days(_ attemptID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: DayRecord]
-    func saveDay(_ attemptID: UUID, _ record: DayRecord) async throws
-    /// Tasks with activity per local day from `first` through `last`, summed over the user's attempts (or one).
-    func tasksDone(by userID: UUID, attemptID: UUID?, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: Int]
-    /// The bonuses a week has earned so far.
-    func weekBonuses(_ attemptID: UUID, weekStart: LocalDate) async throws -> Set<WeekBonus>
-    func setWeekBonus(_ bonus: WeekBonus, awarded: Bool, attemptID: UUID, weekStart: LocalDate) async throws
-    func checkIn(_ id: UUID, of userID: UUID) async throws -> StoredCheckIn?
-    /// A check-in's row, with in the same statement (one round trip) the logged amount it takes back and the day
-    /// record it changed, when it changed one.
-    func recordCheckIn(
-        id: UUID, userID: UUID, attemptID: UUID, date: LocalDate, taskID: String, action: String, done: Bool?, quantity: Double?,
-        rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, removing removedLog: UUID?,
-        day record: DayRecord?) async throws
-}
-
-struct PostgresAttemptStore: AttemptStore {
+struct AttemptStore {
     let connection: PostgresConnection
     let logger: Logger
 
@@ -117,6 +76,7 @@ struct PostgresAttemptStore: AttemptStore {
             startedAt: startedAt, nextJudgementAt: next)
     }
 
+    /// The caller's attempt, locked, with what a check-in reads besides, in the same round trip.
     func lockForCheckIn(_ attemptID: UUID, of userID: UUID, checkInID: UUID) async throws -> CheckInContext? {
         for try await row in try await connection.execute(LockForCheckIn(attemptID: attemptID, userID: userID, checkInID: checkInID), logger: logger) {
             let (id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next, timeZone, dailyGoal, definitions, recorded) = row
@@ -129,6 +89,7 @@ struct PostgresAttemptStore: AttemptStore {
         return nil
     }
 
+    /// The caller's attempt, locked.
     func lock(_ attemptID: UUID, of userID: UUID) async throws -> AttemptRow? {
         try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID) FOR UPDATE").first
     }
@@ -143,10 +104,12 @@ struct PostgresAttemptStore: AttemptStore {
         ).first
     }
 
+    /// The user's active attempts, locked.
     func lockActive(of userID: UUID) async throws -> [AttemptRow] {
         try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND status = 'active' FOR UPDATE")
     }
 
+    /// The user's attempts that ran on some day from `first` through `last` (the history's span).
     func running(_ userID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [AttemptRow] {
         try await rows(
             """
@@ -156,6 +119,7 @@ struct PostgresAttemptStore: AttemptStore {
             """)
     }
 
+    /// Active attempts whose next period closed by `now`, most overdue first.
     func dueIDs(before now: Date, limit: Int) async throws -> [UUID] {
         try await connection.query(
             """
@@ -165,6 +129,7 @@ struct PostgresAttemptStore: AttemptStore {
         ).collect().map { try $0.decode(UUID.self) }
     }
 
+    /// The attempt, locked, if it is still due and no other replica is judging it.
     func lockDue(_ attemptID: UUID, before now: Date) async throws -> AttemptRow? {
         try await rows(
             """
@@ -175,6 +140,7 @@ struct PostgresAttemptStore: AttemptStore {
         ).first
     }
 
+    /// Moves a failing attempt's judgement later, so it neither blocks the others nor is lost.
     func postpone(_ attemptID: UUID, by seconds: Int) async throws {
         try await connection.query(
             """
@@ -183,6 +149,7 @@ struct PostgresAttemptStore: AttemptStore {
             """, logger: logger)
     }
 
+    /// The user's attempts after `after`, newest first.
     func list(of userID: UUID, status: AttemptStatus?, challengeID: UUID?, after: AttemptCursor, limit: Int) async throws -> [AttemptRow] {
         let statusFilter = status?.rawValue
         return try await rows(
@@ -230,6 +197,7 @@ struct PostgresAttemptStore: AttemptStore {
         ).collect().first.map { try SurgeJSON.decode(DayRecord.self, from: Data(try $0.decode(String.self).utf8)) }
     }
 
+    /// Day records from `first` through `last`, keyed by date.
     func days(_ attemptID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: DayRecord] {
         var records: [LocalDate: DayRecord] = [:]
         for try await text in try await connection.execute(DayRecords(attemptID: attemptID, first: first, last: last), logger: logger) {
@@ -252,6 +220,7 @@ struct PostgresAttemptStore: AttemptStore {
             """, logger: logger)
     }
 
+    /// Tasks with activity per local day from `first` through `last`, summed over the user's attempts (or one).
     func tasksDone(by userID: UUID, attemptID: UUID?, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: Int] {
         var counts: [LocalDate: Int] = [:]
         let rows = try await connection.query(
@@ -265,6 +234,7 @@ struct PostgresAttemptStore: AttemptStore {
         return counts
     }
 
+    /// The bonuses a week has earned so far.
     func weekBonuses(_ attemptID: UUID, weekStart: LocalDate) async throws -> Set<WeekBonus> {
         var awarded: Set<WeekBonus> = []
         let rows = try await connection.query(
@@ -301,6 +271,8 @@ struct PostgresAttemptStore: AttemptStore {
         return nil
     }
 
+    /// A check-in's row, with in the same statement (one round trip) the logged amount it takes back and the day
+    /// record it changed, when it changed one.
     func recordCheckIn(
         id: UUID, userID: UUID, attemptID: UUID, date: LocalDate, taskID: String, action: String, done: Bool?, quantity: Double?,
         rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, removing removedLog: UUID?,
@@ -333,10 +305,10 @@ extension AttemptCursor: KeysetPosition {
 // MARK: The check-in's statements, prepared once per connection: PostgreSQL plans them once rather than on every check-in.
 // A parameter that may be null is cast to the type it is bound as, since the first binding fixes the statement's types.
 
-extension PostgresAttemptStore {
+extension AttemptStore {
     struct LockForCheckIn: PostgresPreparedStatement {
         static let sql = """
-            SELECT \(PostgresAttemptStore.columns),
+            SELECT \(AttemptStore.columns),
                 (SELECT time_zone FROM members WHERE user_id = $2),
                 (SELECT daily_goal FROM members WHERE user_id = $2),
                 (SELECT json_agg(d.definition)::text FROM definitions d

@@ -31,30 +31,7 @@ extension ChoreCursor: KeysetPosition {
 }
 
 /// Household chores' occurrences: one pending at a time per chore.
-protocol ChoreStore {
-    func pending(of choreID: UUID) async throws -> ChoreOccurrenceRow?
-    func pending(inGroup groupID: UUID) async throws -> [ChoreOccurrenceRow]
-    func hasOccurrences(_ choreID: UUID) async throws -> Bool
-    func insert(choreID: UUID, groupID: UUID, title: String, dueOn: LocalDate, dueAt: Date, remindAt: Date?, assigneeID: UUID?, points: Int) async throws
-    /// Brings a pending occurrence in line with its chore's definition. Its reminder ahead of the due time moves with
-    /// it; one already sent is not sent again unless the due time moved or the new moment is still to come.
-    func update(_ occurrenceID: UUID, title: String, assigneeID: UUID?, points: Int, dueAt: Date, remindAt: Date?, now: Date) async throws
-    func setDueAt(_ dueAt: Date, remindAt: Date?, of occurrenceID: UUID, now: Date) async throws
-    func delete(choreID: UUID) async throws
-    /// A household's pending occurrences after `after`, by due time.
-    func pending(inGroup groupID: UUID, after: ChoreCursor, limit: Int) async throws -> [ChoreOccurrenceRow]
-    /// A household's completed occurrences after `after`, newest first.
-    func completed(inGroup groupID: UUID, after: ChoreCursor, limit: Int) async throws -> [ChoreOccurrenceRow]
-    /// The occurrence, locked.
-    func lock(_ occurrenceID: UUID) async throws -> ChoreOccurrenceRow?
-    func complete(_ occurrenceID: UUID, by userID: UUID, at now: Date) async throws
-    /// Flags up to `limit` pending occurrences whose due time passed by `now`, and returns them.
-    func flagOverdue(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow]
-    /// Takes up to `limit` pending occurrences whose reminder ahead of the due time came by `now`, and returns them.
-    func takeDueReminders(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow]
-}
-
-struct PostgresChoreStore: ChoreStore {
+struct ChoreStore {
     let connection: PostgresConnection
     let logger: Logger
 
@@ -94,6 +71,8 @@ struct PostgresChoreStore: ChoreStore {
             """, logger: logger)
     }
 
+    /// Brings a pending occurrence in line with its chore's definition. Its reminder ahead of the due time moves with
+    /// it; one already sent is not sent again unless the due time moved or the new moment is still to come.
     func update(_ occurrenceID: UUID, title: String, assigneeID: UUID?, points: Int, dueAt: Date, remindAt: Date?, now: Date) async throws {
         try await connection.query(
             """
@@ -116,6 +95,7 @@ struct PostgresChoreStore: ChoreStore {
         try await connection.query("DELETE FROM chore_occurrences WHERE chore_id = \(choreID)", logger: logger)
     }
 
+    /// A household's pending occurrences after `after`, by due time.
     func pending(inGroup groupID: UUID, after: ChoreCursor, limit: Int) async throws -> [ChoreOccurrenceRow] {
         try await occurrences(
             """
@@ -125,6 +105,7 @@ struct PostgresChoreStore: ChoreStore {
             """)
     }
 
+    /// A household's completed occurrences after `after`, newest first.
     func completed(inGroup groupID: UUID, after: ChoreCursor, limit: Int) async throws -> [ChoreOccurrenceRow] {
         try await occurrences(
             """
@@ -134,6 +115,7 @@ struct PostgresChoreStore: ChoreStore {
             """)
     }
 
+    /// The occurrence, locked.
     func lock(_ occurrenceID: UUID) async throws -> ChoreOccurrenceRow? {
         try await occurrences("SELECT \(unescaped: Self.columns) FROM chore_occurrences WHERE occurrence_id = \(occurrenceID) FOR UPDATE").first
     }
@@ -146,6 +128,7 @@ struct PostgresChoreStore: ChoreStore {
             """, logger: logger)
     }
 
+    /// Takes up to `limit` pending occurrences whose reminder ahead of the due time came by `now`, and returns them.
     func takeDueReminders(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow] {
         try await occurrences(
             """
@@ -157,6 +140,7 @@ struct PostgresChoreStore: ChoreStore {
             """)
     }
 
+    /// Flags up to `limit` pending occurrences whose due time passed by `now`, and returns them.
     func flagOverdue(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow] {
         try await occurrences(
             """

@@ -52,28 +52,17 @@ extension LedgerCursor: KeysetPosition {
 }
 
 /// The points ledger: append-only rows with a reason, and a running total per member.
-protocol LedgerStore {
-    /// The points that set the member's level: those of curated challenges.
-    func levelPoints(_ userID: UUID) async throws -> Int
-    /// Appends the entry and updates the member's total in one statement; returns the event to emit with it.
-    func write(_ entry: LedgerEntry, at now: Date) async throws -> PointsAwarded
-    /// The member's points on days from `weekStart` and from `monthStart` on.
-    func sums(_ userID: UUID, weekStart: LocalDate, monthStart: LocalDate) async throws -> (week: Int, month: Int)
-    /// The member's running totals: all points, and those that set the level.
-    func totals(_ userID: UUID) async throws -> (total: Int, levelPoints: Int)
-    /// The member's rows after `after`, newest first.
-    func rows(of userID: UUID, after: LedgerCursor, limit: Int) async throws -> [LedgerRow]
-}
-
-struct PostgresLedgerStore: LedgerStore {
+struct LedgerStore {
     let connection: PostgresConnection
     let logger: Logger
 
+    /// The points that set the member's level: those of curated challenges.
     func levelPoints(_ userID: UUID) async throws -> Int {
         try await connection.query("SELECT level_points FROM member_points WHERE user_id = \(userID)", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
     }
 
+    /// Appends the entry and updates the member's total in one statement; returns the event to emit with it.
     func write(_ entry: LedgerEntry, at now: Date) async throws -> PointsAwarded {
         let entryID = UUID()
         var total = entry.points
@@ -84,6 +73,7 @@ struct PostgresLedgerStore: LedgerStore {
             totalPoints: total, awardedAt: now)
     }
 
+    /// The member's points on days from `weekStart` and from `monthStart` on.
     func sums(_ userID: UUID, weekStart: LocalDate, monthStart: LocalDate) async throws -> (week: Int, month: Int) {
         let rows = try await connection.query(
             """
@@ -100,12 +90,14 @@ struct PostgresLedgerStore: LedgerStore {
         return (week, month)
     }
 
+    /// The member's running totals: all points, and those that set the level.
     func totals(_ userID: UUID) async throws -> (total: Int, levelPoints: Int) {
         try await connection.query(
             "SELECT total, level_points FROM member_points WHERE user_id = \(userID)", logger: logger
         ).collect().first?.decode((Int, Int).self) ?? (0, 0)
     }
 
+    /// The member's rows after `after`, newest first.
     func rows(of userID: UUID, after: LedgerCursor, limit: Int) async throws -> [LedgerRow] {
         let rows = try await connection.query(
             """

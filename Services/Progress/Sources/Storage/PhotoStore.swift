@@ -30,17 +30,7 @@ extension PhotoCursor: KeysetPosition {
 
 /// Progress photos, kept in the progress schema (durable, backed up with the rest; an object store can replace this
 /// behind the same methods). Served to their owner, and within a competition to its other participants.
-protocol PhotoStore {
-    func insert(
-        id: UUID, userID: UUID, attemptID: UUID, challengeID: UUID, date: LocalDate, taskID: String, contentType: String, data: Data, now: Date
-    ) async throws
-    /// The photo's bytes, if `viewer` may see it.
-    func content(_ photoID: UUID, viewer: UUID) async throws -> (contentType: String, data: Data)?
-    /// Photos of one attempt or one challenge that `viewer` may see, after `after`, newest first.
-    func list(attemptID: UUID?, challengeID: UUID?, viewer: UUID, after: PhotoCursor, limit: Int) async throws -> [PhotoRow]
-}
-
-struct PostgresPhotoStore: PhotoStore {
+struct PhotoStore {
     let connection: PostgresConnection
     let logger: Logger
 
@@ -54,6 +44,7 @@ struct PostgresPhotoStore: PhotoStore {
             """, logger: logger)
     }
 
+    /// The photo's bytes, if `viewer` may see it.
     func content(_ photoID: UUID, viewer: UUID) async throws -> (contentType: String, data: Data)? {
         let rows = try await connection.query(
             """
@@ -68,6 +59,7 @@ struct PostgresPhotoStore: PhotoStore {
         return nil
     }
 
+    /// Photos of one attempt or one challenge that `viewer` may see, after `after`, newest first.
     func list(attemptID: UUID?, challengeID: UUID?, viewer: UUID, after: PhotoCursor, limit: Int) async throws -> [PhotoRow] {
         let rows = try await connection.query(
             """

@@ -8,32 +8,27 @@ import SurgePostgres
 /// Progress's stores over one connection: what one use case reads and writes, inside one transaction for a command
 /// (its events included) or on one pooled connection for a read.
 struct Stores {
-    var attempts: any AttemptStore
-    var projections: any ProjectionStore
-    var ledger: any LedgerStore
-    var photos: any PhotoStore
-    var chores: any ChoreStore
-    var userData: any UserDataStore
-    var outbox: any EventOutbox
+    var attempts: AttemptStore
+    var projections: ProjectionStore
+    var ledger: LedgerStore
+    var photos: PhotoStore
+    var chores: ChoreStore
+    var userData: UserDataStore
+    var outbox: EventOutbox
 }
 
-/// Where use cases get their stores. `PostgresProgressStorage` is production's.
-protocol ProgressStorage: Sendable {
-    /// Runs `body` in one transaction: its writes and events commit together or not at all.
-    func transaction<Result: Sendable>(_ body: (Stores) async throws -> Result) async throws -> Result
-    /// Runs `body` on one connection, outside a transaction.
-    func read<Result: Sendable>(_ body: (Stores) async throws -> Result) async throws -> Result
-}
-
-struct PostgresProgressStorage: ProgressStorage {
+/// Where use cases get their stores: one transaction for a command, one pooled connection for a read.
+struct ProgressStorage {
     let client: PostgresClient
     let outbox: Outbox
     let logger: Logger
 
+    /// Runs `body` in one transaction: its writes and events commit together or not at all.
     func transaction<Result: Sendable>(_ body: (Stores) async throws -> Result) async throws -> Result {
         try await client.transaction(logger: logger) { connection in try await body(stores(on: connection, logger: logger)) }
     }
 
+    /// Runs `body` on one connection, outside a transaction.
     func read<Result: Sendable>(_ body: (Stores) async throws -> Result) async throws -> Result {
         try await client.withConnection { connection in try await body(stores(on: connection, logger: logger)) }
     }
@@ -41,26 +36,18 @@ struct PostgresProgressStorage: ProgressStorage {
     /// The stores over a connection whose transaction someone else runs: a consumer's inbox transaction.
     func stores(on connection: PostgresConnection, logger: Logger) -> Stores {
         Stores(
-            attempts: PostgresAttemptStore(connection: connection, logger: logger),
-            projections: PostgresProjectionStore(connection: connection, logger: logger),
-            ledger: PostgresLedgerStore(connection: connection, logger: logger),
-            photos: PostgresPhotoStore(connection: connection, logger: logger),
-            chores: PostgresChoreStore(connection: connection, logger: logger),
-            userData: PostgresUserDataStore(connection: connection, logger: logger),
-            outbox: PostgresEventOutbox(outbox: outbox, connection: connection, logger: logger))
+            attempts: AttemptStore(connection: connection, logger: logger),
+            projections: ProjectionStore(connection: connection, logger: logger),
+            ledger: LedgerStore(connection: connection, logger: logger),
+            photos: PhotoStore(connection: connection, logger: logger),
+            chores: ChoreStore(connection: connection, logger: logger),
+            userData: UserDataStore(connection: connection, logger: logger),
+            outbox: EventOutbox(outbox: outbox, connection: connection, logger: logger))
     }
 }
 
 /// The events a unit of work causes, written on its connection so that they commit with it (`Outbox`).
-protocol EventOutbox {
-    func append<Payload: EventPayload>(_ payload: Payload, at time: Date, trace: TraceContext?) async throws
-    /// The event a payload becomes, to write several in one statement with `append(_:)`.
-    func record<Payload: EventPayload>(_ payload: Payload, at time: Date, trace: TraceContext?) throws -> (EventRecord, topic: String)
-    /// Several events in one statement (one round trip), in the order given.
-    func append(_ events: [(EventRecord, topic: String)]) async throws
-}
-
-struct PostgresEventOutbox: EventOutbox {
+struct EventOutbox {
     let outbox: Outbox
     let connection: PostgresConnection
     let logger: Logger
@@ -69,10 +56,12 @@ struct PostgresEventOutbox: EventOutbox {
         try await outbox.append(payload, on: connection, at: time, trace: trace, logger: logger)
     }
 
+    /// The event a payload becomes, to write several in one statement with `append(_:)`.
     func record<Payload: EventPayload>(_ payload: Payload, at time: Date, trace: TraceContext?) throws -> (EventRecord, topic: String) {
         try outbox.record(payload, at: time, trace: trace)
     }
 
+    /// Several events in one statement (one round trip), in the order given.
     func append(_ events: [(EventRecord, topic: String)]) async throws {
         try await outbox.append(events, on: connection, logger: logger)
     }

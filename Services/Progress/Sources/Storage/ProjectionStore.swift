@@ -6,24 +6,7 @@ import SurgeContracts
 
 /// What progress keeps from other services' events: members, definition versions, invitations, groups. Written
 /// inside the inbox transaction of the event that taught us.
-protocol ProjectionStore {
-    func upsertMember(_ userID: UUID, timeZone: String) async throws
-    func setDailyGoal(_ userID: UUID, _ goal: Int) async throws
-    func member(_ userID: UUID) async throws -> Member?
-    /// Keeps the definition as published.
-    func saveDefinition(_ definition: ChallengeDefinition) async throws
-    func markDeleted(_ challengeID: UUID, at instant: Date) async throws
-    /// Every version of a live definition, as progress judges by it; nil when unknown or deleted.
-    func timeline(_ challengeID: UUID) async throws -> DefinitionTimeline?
-    func invite(_ userID: UUID, to challengeID: UUID) async throws
-    func isInvited(_ userID: UUID, to challengeID: UUID) async throws -> Bool
-    func upsertGroup(_ groupID: UUID, name: String, timeZone: String) async throws
-    func groupTimeZone(_ groupID: UUID) async throws -> String?
-    func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws
-    func isMember(_ userID: UUID, of groupID: UUID) async throws -> Bool
-}
-
-struct PostgresProjectionStore: ProjectionStore {
+struct ProjectionStore {
     let connection: PostgresConnection
     let logger: Logger
 
@@ -51,6 +34,7 @@ struct PostgresProjectionStore: ProjectionStore {
         return nil
     }
 
+    /// Keeps the definition as published.
     func saveDefinition(_ definition: ChallengeDefinition) async throws {
         let json = String(decoding: try SurgeJSON.encode(definition), as: UTF8.self)
         try await connection.query(
@@ -68,6 +52,7 @@ struct PostgresProjectionStore: ProjectionStore {
             logger: logger)
     }
 
+    /// Every version of a live definition, as progress judges by it; nil when unknown or deleted.
     func timeline(_ challengeID: UUID) async throws -> DefinitionTimeline? {
         let rows = try await connection.query(
             """

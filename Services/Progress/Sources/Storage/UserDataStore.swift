@@ -3,18 +3,11 @@ import Logging
 import PostgresNIO
 
 /// Everything progress keeps about one user, as a whole: for the data export, and to forget them.
-protocol UserDataStore {
-    /// The user's data as JSON, photo bytes linked rather than inlined.
-    func export(_ userID: UUID) async throws -> Data
-    /// Honours an account deletion: everything kept about the user goes; household chores they completed stay for
-    /// the household, without their name.
-    func erase(_ userID: UUID) async throws
-}
-
-struct PostgresUserDataStore: UserDataStore {
+struct UserDataStore {
     let connection: PostgresConnection
     let logger: Logger
 
+    /// The user's data as JSON, photo bytes linked rather than inlined.
     func export(_ userID: UUID) async throws -> Data {
         let rows = try await connection.query(
             """
@@ -38,6 +31,8 @@ struct PostgresUserDataStore: UserDataStore {
         return Data("{}".utf8)
     }
 
+    /// Honours an account deletion: everything kept about the user goes; household chores they completed stay for
+    /// the household, without their name.
     func erase(_ userID: UUID) async throws {
         for statement: PostgresQuery in [
             "DELETE FROM attempts WHERE user_id = \(userID)",

@@ -6,7 +6,7 @@ import SurgeRuntime
 
 /// Starting, restarting and abandoning attempts: each one transaction, with the events it causes.
 struct AttemptLifecycle: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
 
     func start(_ challengeID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {

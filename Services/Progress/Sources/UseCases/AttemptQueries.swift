@@ -7,7 +7,7 @@ import SurgeRuntime
 /// What the caller reads about their attempts: one attempt, the list, a month's calendar, the contribution history,
 /// and the data export.
 struct AttemptQueries: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
 
     func snapshot(_ attemptID: UUID, userID: UUID) async throws -> AttemptSnapshot {

@@ -30,7 +30,7 @@ struct CheckInCommand: Sendable {
 /// Check-ins: a tick, a logged amount or its removal, a photo. Each is one transaction holding the attempt's row lock,
 /// with its events written to the outbox in it (docs/progress.md, "What a check-in costs").
 struct CheckInHandler: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
 
     func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {

@@ -8,7 +8,7 @@ import SurgeRuntime
 /// within its reminder lead time, and flags the ones past due (with an event, and no penalty: still worth their full
 /// points).
 struct ChoreScheduling: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
 
     /// How many overdue occurrences one transaction flags.

@@ -8,7 +8,7 @@ import SurgeRuntime
 /// Judges the periods whose check-in window closed, in the background, and keeps each attempt's next judgement due
 /// when it should be.
 struct DayJudging: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
     let logger: Logger
 

@@ -7,7 +7,7 @@ import SurgeRuntime
 /// A household's chores as its members see and do them: one pending occurrence at a time per chore; completing it
 /// awards the points to the completer and schedules the next.
 struct HouseholdChores: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
 
     /// A page of a household's occurrences, pending ones by due time, completed ones newest first. Members only.

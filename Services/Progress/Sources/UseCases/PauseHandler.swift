@@ -21,7 +21,7 @@ struct VacationRefusal: Sendable {
 
 /// Pauses, vacations, skip days and resumes: each a change of the attempt's state with its event, in one transaction.
 struct PauseHandler: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
 
     func pause(_ attemptID: UUID, userID: UUID, command: PauseCommand, trace: TraceContext) async throws -> AttemptSnapshot {

@@ -4,7 +4,7 @@ import SurgeRuntime
 
 /// Photos to look at: one photo's bytes, and the galleries of an attempt and of a competition, for those allowed.
 struct PhotoGallery: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
 
     func photo(_ photoID: UUID, viewer: UUID) async throws -> (contentType: String, data: Data) {
         try await storage.read { stores in

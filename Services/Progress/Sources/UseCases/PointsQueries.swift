@@ -3,7 +3,7 @@ import SurgeRuntime
 
 /// The caller's points: this week's and this month's in their zone, the totals, and the ledger behind them.
 struct PointsQueries: Sendable {
-    let storage: any ProgressStorage
+    let storage: ProgressStorage
     let clock: ServiceClock
 
     func points(userID: UUID) async throws -> PointsSummary {
