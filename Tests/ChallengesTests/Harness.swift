@@ -14,8 +14,8 @@ import Testing
 /// The challenges schema of a fresh test database, migrated and seeded, with the use cases over it and a simulated
 /// clock set to Tuesday 10 March 2026, 12:00 UTC.
 struct Harness: Sendable {
-    let storage: PostgresChallengeStorage
-    let lists: PostgresChallengeLists
+    let storage: ChallengeStorage
+    let lists: ChallengeListStore
     let client: PostgresClient
     let database: TestDatabase
     let clock: ServiceClock
@@ -33,10 +33,10 @@ struct Harness: Sendable {
                 let clock = ServiceClock(simulated: true)
                 clock.set(start)
                 let outbox = Outbox(service: "challenges")
-                let storage = PostgresChallengeStorage(client: client, outbox: outbox, logger: logger)
+                let storage = ChallengeStorage(client: client, outbox: outbox, logger: logger)
                 try await ContentSeeder(storage: storage).seed(now: clock.now())
                 let harness = Harness(
-                    storage: storage, lists: PostgresChallengeLists(client: client, logger: logger), client: client, database: database,
+                    storage: storage, lists: ChallengeListStore(client: client, logger: logger), client: client, database: database,
                     clock: clock, outbox: outbox, logger: logger)
                 try await body(harness)
             }

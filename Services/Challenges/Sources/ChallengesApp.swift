@@ -25,13 +25,13 @@ public enum ChallengesService {
         let logger = infrastructure.logger
         let database = infrastructure.database
         let clock = infrastructure.clock
-        var routes = ConsumerRoutes { PostgresChallengeStore(connection: $0, outbox: infrastructure.outbox, logger: $1) }
+        var routes = ConsumerRoutes { ChallengeStore(connection: $0, outbox: infrastructure.outbox, logger: $1) }
         ChallengesEvents.register(in: &routes, clock: clock)
         let consumer = try infrastructure.consumer(routes.handlers)
-        let storage = PostgresChallengeStorage(client: database, outbox: infrastructure.outbox, logger: logger)
+        let storage = ChallengeStorage(client: database, outbox: infrastructure.outbox, logger: logger)
         let router = infrastructure.makeRouter(consumers: [consumer])
         addRoutes(
-            to: router, storage: storage, lists: PostgresChallengeLists(client: database, logger: logger),
+            to: router, storage: storage, lists: ChallengeListStore(client: database, logger: logger),
             export: UserExport(client: database, logger: logger), now: { clock.now() })
         // Writes refresh the trending score of the challenge they touch; this lets days older than the window drop
         // out for challenges nobody touches (idempotent, so every replica may run it).
@@ -47,7 +47,7 @@ public enum ChallengesService {
     }
 
     static func addRoutes(
-        to router: Router<SurgeRequestContext>, storage: any ChallengeStorage, lists: any ChallengeListStore, export: UserExport,
+        to router: Router<SurgeRequestContext>, storage: ChallengeStorage, lists: ChallengeListStore, export: UserExport,
         now: @escaping @Sendable () -> Date
     ) {
         ChallengesController(

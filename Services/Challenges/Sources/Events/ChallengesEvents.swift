@@ -7,7 +7,7 @@ import SurgeRuntime
 /// (time zones, friendships, groups, members) in step with identity's, erases deleted users, and counts joins from
 /// progress for trending.
 enum ChallengesEvents {
-    static func register(in routes: inout ConsumerRoutes<PostgresChallengeStore>, clock: ServiceClock) {
+    static func register(in routes: inout ConsumerRoutes<ChallengeStore>, clock: ServiceClock) {
         routes.on(UserRegistered.self) { event, store in
             try await store.directory.upsertUser(event.data.userID, displayName: event.data.displayName, timeZone: event.data.timeZone)
         }

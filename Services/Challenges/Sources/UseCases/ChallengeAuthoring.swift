@@ -7,7 +7,7 @@ import SurgeRuntime
 /// group's members are read there); an edit becomes the next version, in force from a day that has not begun for
 /// anyone it judges; each change is published with it.
 struct ChallengeAuthoring {
-    let storage: any ChallengeStorage
+    let storage: ChallengeStorage
     let now: @Sendable () -> Date
 
     func create(_ draft: ChallengeDraft, caller: UUID, trace: TraceContext) async throws -> ShownChallenge {

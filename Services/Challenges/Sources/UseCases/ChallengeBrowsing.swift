@@ -6,8 +6,8 @@ import SurgeRuntime
 /// The library (browse and search), the caller's own and invited definitions, and a household's chores, one page
 /// at a time.
 struct ChallengeBrowsing {
-    let lists: any ChallengeListStore
-    let storage: any ChallengeStorage
+    let lists: ChallengeListStore
+    let storage: ChallengeStorage
 
     func browse(_ query: BrowseQuery, page: PageRequest<BrowsePosition>, caller: UUID) async throws -> Page<ListedChallenge> {
         // A cursor orders by its own sort's key: one from another sort would skip or repeat items.

@@ -6,7 +6,7 @@ import SurgeRuntime
 /// Inviting friends, or every other member of a group the inviter belongs to, to a competition or a curated
 /// challenge: one invitation (and one `ChallengeInvitationSent`) per invitee, never a second.
 struct ChallengeInvitations {
-    let storage: any ChallengeStorage
+    let storage: ChallengeStorage
     let now: @Sendable () -> Date
 
     func invite(_ challengeID: UUID, _ request: InvitationRequest, caller: UUID, trace: TraceContext) async throws -> InvitationResult {

@@ -4,7 +4,7 @@ import SurgeContracts
 /// Liking and taking a like back, both idempotent: only a change moves the count and the trending score, and is
 /// published (`ChallengeLiked`).
 struct ChallengeLikes {
-    let storage: any ChallengeStorage
+    let storage: ChallengeStorage
     let now: @Sendable () -> Date
 
     func setLike(_ challengeID: UUID, liked: Bool, caller: UUID, trace: TraceContext) async throws -> LikeState {

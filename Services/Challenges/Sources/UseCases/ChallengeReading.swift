@@ -12,7 +12,7 @@ struct ShownChallenge: Sendable, Equatable {
 
 /// A definition as one caller may see it: the version in force today where they are judged, or a version asked for.
 struct ChallengeReading {
-    let storage: any ChallengeStorage
+    let storage: ChallengeStorage
     let now: @Sendable () -> Date
 
     func detail(_ challengeID: UUID, caller: UUID) async throws -> ShownChallenge {

@@ -8,7 +8,7 @@ import SurgeRuntime
 /// a new version, in force from the first day that has not begun anywhere (`ChallengeChanged`); anything else is left
 /// alone. Starting twice changes nothing the second time.
 struct ContentSeeder {
-    let storage: any ChallengeStorage
+    let storage: ChallengeStorage
 
     /// `changedBy` of content upgrades: no person, the content file.
     static let contentAuthor = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!

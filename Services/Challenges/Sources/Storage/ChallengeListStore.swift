@@ -6,9 +6,8 @@ import SurgeContracts
 import SurgePostgres
 import SurgeRuntime
 
-/// The lists in SQL: each selects the latest version of the definitions the caller may see
-/// (`ChallengeQueries.visibleTo`), one row more than the page, after the cursor's position.
-struct PostgresChallengeLists: ChallengeListStore {
+/// The library and the lists, each one page of what the caller may see, filtered and ordered.
+struct ChallengeListStore {
     let client: PostgresClient
     let logger: Logger
 
@@ -18,6 +17,7 @@ struct PostgresChallengeLists: ChallengeListStore {
         return page.page(rows) { BrowsePosition(sort: query.sort, key: $0.sortKey, id: $0.latest.challengeID) }
     }
 
+    /// What the caller owns or was invited to, newest first.
     func mine(kind: ChallengeKind?, page: PageRequest<SequencePosition>, caller: UUID) async throws -> Page<ListedChallenge> {
         var sql = SQLBuilder()
         let me = sql.bind(caller)
@@ -31,6 +31,7 @@ struct PostgresChallengeLists: ChallengeListStore {
         return try await sequencePage(sql.query, page)
     }
 
+    /// A group's chores, newest first.
     func chores(groupID: UUID, page: PageRequest<SequencePosition>, caller: UUID) async throws -> Page<ListedChallenge> {
         var sql = SQLBuilder()
         let me = sql.bind(caller)
