@@ -61,8 +61,7 @@ struct LeaderboardRoutes: Sendable {
     func profiles(_ names: [UUID: String]) async throws {
         try await record { connection, logger in
             for (userID, name) in names {
-                try await Directory.saveProfile(
-                    .init(userID: userID, displayName: name, avatarURL: nil, timeZone: "Europe/Rome"), on: connection, logger: logger)
+                try await DirectoryStore(connection: connection, logger: logger).saveProfile(.init(userID: userID, displayName: name, avatarURL: nil, timeZone: "Europe/Rome"))
             }
         }
     }

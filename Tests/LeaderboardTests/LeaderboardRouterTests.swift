@@ -17,8 +17,8 @@ struct LeaderboardRouterTests {
         try await LeaderboardRoutes.run { routes in
             try await routes.profiles([ann: "Ann", ben: "Ben", cy: "Cy", dee: "Dee"])
             try await routes.record { connection, logger in
-                try await Directory.saveGroup(household, name: "Household", timeZone: "Europe/Rome", at: LeaderboardRoutes.now, on: connection, logger: logger)
-                for member in [ann, ben, cy] { try await Directory.setMembership(household, member, member: true, on: connection, logger: logger) }
+                try await DirectoryStore(connection: connection, logger: logger).saveGroup(household, name: "Household", timeZone: "Europe/Rome", at: LeaderboardRoutes.now)
+                for member in [ann, ben, cy] { try await DirectoryStore(connection: connection, logger: logger).setMembership(household, member, member: true) }
             }
             let board = Board(.group, household)
             try await routes.score(30, for: ann, on: board)
@@ -61,9 +61,9 @@ struct LeaderboardRouterTests {
         try await LeaderboardRoutes.run { routes in
             try await routes.profiles([ann: "Ann", ben: "Ben", cy: "Cy", dee: "Dee"])
             try await routes.record { connection, logger in
-                try await Directory.saveChallenge(definition, on: connection, logger: logger)
-                for user in [ann, ben, cy] { try await Directory.addParticipant(user, to: challengeID, on: connection, logger: logger) }
-                try await Directory.setFriendship(ann, ben, friends: true, on: connection, logger: logger)
+                try await DirectoryStore(connection: connection, logger: logger).saveChallenge(definition)
+                for user in [ann, ben, cy] { try await DirectoryStore(connection: connection, logger: logger).addParticipant(user, to: challengeID) }
+                try await DirectoryStore(connection: connection, logger: logger).setFriendship(ann, ben, friends: true)
             }
             let board = Board(.challenge, challengeID)
             for (user, points) in [(ann, 10.0), (ben, 20), (cy, 30)] { try await routes.score(points, for: user, on: board) }

@@ -29,13 +29,13 @@ struct BoardQueries: Sendable {
         let visible = try await directory.value(.challenge(challengeID, caller: caller)) {
             try await client.withConnection { connection -> Visible? in
                 let facts = try await CatchUp.standard.value {
-                    guard let facts = try await Directory.challenge(challengeID, on: connection, logger: logger), facts.kind != .chore,
-                        try await Directory.maySee(facts, userID: caller, on: connection, logger: logger)
-                    else { return nil as Directory.ChallengeFacts? }
+                    guard let facts = try await DirectoryStore(connection: connection, logger: logger).challenge(challengeID), facts.kind != .chore,
+                        try await DirectoryStore(connection: connection, logger: logger).maySee(facts, userID: caller)
+                    else { return nil as DirectoryStore.ChallengeFacts? }
                     return facts
                 }
                 guard let facts else { return nil }
-                let zone = try await Directory.profile(caller, on: connection, logger: logger)?.timeZone ?? "UTC"
+                let zone = try await DirectoryStore(connection: connection, logger: logger).profile(caller)?.timeZone ?? "UTC"
                 return Visible(
                     board: facts.board,
                     info: BoardInfo(
@@ -50,11 +50,11 @@ struct BoardQueries: Sendable {
     func group(_ groupID: UUID, caller: UUID) async throws -> Visible {
         let visible = try await directory.value(.group(groupID, caller: caller)) {
             try await client.withConnection { connection -> Visible? in
-                let member = try await CatchUp.standard.until { try await Directory.isMember(caller, of: groupID, on: connection, logger: logger) }
-                guard member, let group = try await Directory.group(groupID, on: connection, logger: logger) else { return nil }
+                let member = try await CatchUp.standard.until { try await DirectoryStore(connection: connection, logger: logger).isMember(caller, of: groupID) }
+                guard member, let group = try await DirectoryStore(connection: connection, logger: logger).group(groupID) else { return nil }
                 return Visible(
                     board: Board(.group, groupID), info: BoardInfo(scope: .group, id: groupID, name: group.name, measure: "points"),
-                    zone: group.zone, members: try await Directory.members(of: groupID, on: connection, logger: logger))
+                    zone: group.zone, members: try await DirectoryStore(connection: connection, logger: logger).members(of: groupID))
             }
         }
         guard let visible else { throw Problem.notFound("No such leaderboard.") }
@@ -101,9 +101,9 @@ struct BoardQueries: Sendable {
     }
 
     /// The names and avatars of the users on a page.
-    func profiles(_ userIDs: [UUID]) async throws -> [UUID: Directory.Profile] {
+    func profiles(_ userIDs: [UUID]) async throws -> [UUID: DirectoryStore.Profile] {
         try await directory.values(userIDs, key: DirectoryCache.Key.profile) { missing in
-            try await client.withConnection { try await Directory.profiles(missing, on: $0, logger: logger) }
+            try await client.withConnection { try await DirectoryStore(connection: $0, logger: logger).profiles(missing) }
         }
     }
 
@@ -133,7 +133,7 @@ struct BoardQueries: Sendable {
     /// The caller and their friends, ranked among themselves.
     func friends(_ visible: Visible, window: WindowKey, view: WindowView, caller: UUID) async throws -> BoardPageView {
         let friends = try await directory.value(.friends(caller)) {
-            try await client.withConnection { try await Directory.friends(of: caller, on: $0, logger: logger) }
+            try await client.withConnection { try await DirectoryStore(connection: $0, logger: logger).friends(of: caller) }
         }
         let circle = [caller] + friends
         let boardWindow = BoardWindow(board: visible.board, window: window)
@@ -189,7 +189,7 @@ struct BoardQueries: Sendable {
     /// Each board the caller can see, with this week's leaders and their own place.
     func list(caller: UUID) async throws -> BoardListView {
         let (challenges, groups) = try await directory.value(.boards(caller)) {
-            try await client.withConnection { try await Directory.boardsOf(caller, on: $0, logger: logger) }
+            try await client.withConnection { try await DirectoryStore(connection: $0, logger: logger).boardsOf(caller) }
         }
         var items: [BoardSummaryView] = []
         var visibles: [Visible] = []

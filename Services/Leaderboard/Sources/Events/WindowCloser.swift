@@ -33,7 +33,7 @@ struct WindowCloser: Sendable {
 
     private func calendar(of board: Board, window: WindowKey) async throws -> LocalCalendar {
         guard board.kind == .group else { return Self.lastZone }
-        let zone = try await client.withConnection { try await Directory.groupZone(board.subjectID, on: $0, logger: logger) }
+        let zone = try await client.withConnection { try await DirectoryStore(connection: $0, logger: logger).groupZone(board.subjectID) }
         return (zone ?? GroupZone(zone: "UTC")).calendar(for: window)
     }
 

@@ -10,10 +10,10 @@ import SurgeContracts
 /// The handlers (`LeaderboardEvents`) are written once over this, so both paths end with the same boards.
 protocol LeaderboardStore {
     func isErased(_ userID: UUID) async throws -> Bool
-    func profile(_ userID: UUID) async throws -> Directory.Profile?
+    func profile(_ userID: UUID) async throws -> DirectoryStore.Profile?
     func groupZone(_ groupID: UUID) async throws -> GroupZone?
 
-    mutating func saveProfile(_ profile: Directory.Profile) async throws
+    mutating func saveProfile(_ profile: DirectoryStore.Profile) async throws
     /// A new display name moves the user within ties: their rows are read again by replicas.
     mutating func touchScores(of userID: UUID) async throws
     /// A deleted user leaves the directory and every board window, current and past.
@@ -38,11 +38,13 @@ struct PostgresLeaderboardStore: LeaderboardStore {
     let logger: Logger
     let scoring: Scoring
 
-    func isErased(_ userID: UUID) async throws -> Bool { try await Directory.isErased(userID, on: connection, logger: logger) }
-    func profile(_ userID: UUID) async throws -> Directory.Profile? { try await Directory.profile(userID, on: connection, logger: logger) }
-    func groupZone(_ groupID: UUID) async throws -> GroupZone? { try await Directory.groupZone(groupID, on: connection, logger: logger) }
+    var directory: DirectoryStore { DirectoryStore(connection: connection, logger: logger) }
 
-    func saveProfile(_ profile: Directory.Profile) async throws { try await Directory.saveProfile(profile, on: connection, logger: logger) }
+    func isErased(_ userID: UUID) async throws -> Bool { try await directory.isErased(userID) }
+    func profile(_ userID: UUID) async throws -> DirectoryStore.Profile? { try await directory.profile(userID) }
+    func groupZone(_ groupID: UUID) async throws -> GroupZone? { try await directory.groupZone(groupID) }
+
+    func saveProfile(_ profile: DirectoryStore.Profile) async throws { try await directory.saveProfile(profile) }
     // What changes scores other than adding to them comes after the batch's additions so far (`Scoring.flush`).
     func touchScores(of userID: UUID) async throws {
         try await scoring.flush(connection: connection, logger: logger)
@@ -51,28 +53,28 @@ struct PostgresLeaderboardStore: LeaderboardStore {
 
     func erase(_ userID: UUID) async throws {
         try await scoring.flush(connection: connection, logger: logger)
-        try await Directory.erase(userID, on: connection, logger: logger)
+        try await directory.erase(userID)
         try await ScoreStore.erase(userID, connection: connection, logger: logger)
     }
 
     func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date) async throws {
-        try await Directory.saveGroup(groupID, name: name, timeZone: timeZone, at: instant, on: connection, logger: logger)
+        try await directory.saveGroup(groupID, name: name, timeZone: timeZone, at: instant)
     }
 
     func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws {
-        try await Directory.setMembership(groupID, userID, member: member, on: connection, logger: logger)
+        try await directory.setMembership(groupID, userID, member: member)
     }
 
     func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws {
-        try await Directory.setFriendship(a, b, friends: friends, on: connection, logger: logger)
+        try await directory.setFriendship(a, b, friends: friends)
     }
 
-    func saveChallenge(_ definition: ChallengeDefinition) async throws { try await Directory.saveChallenge(definition, on: connection, logger: logger) }
-    func deleteChallenge(_ challengeID: UUID) async throws { try await Directory.deleteChallenge(challengeID, on: connection, logger: logger) }
-    func invite(_ userID: UUID, to challengeID: UUID) async throws { try await Directory.invite(userID, to: challengeID, on: connection, logger: logger) }
+    func saveChallenge(_ definition: ChallengeDefinition) async throws { try await directory.saveChallenge(definition) }
+    func deleteChallenge(_ challengeID: UUID) async throws { try await directory.deleteChallenge(challengeID) }
+    func invite(_ userID: UUID, to challengeID: UUID) async throws { try await directory.invite(userID, to: challengeID) }
 
     func addParticipant(_ userID: UUID, to challengeID: UUID) async throws {
-        try await Directory.addParticipant(userID, to: challengeID, on: connection, logger: logger)
+        try await directory.addParticipant(userID, to: challengeID)
     }
 
     func addScore(_ delta: Double, for userID: UUID, on board: Board, windows: [WindowKey], at time: Date, trace: TraceContext?) async throws {

@@ -20,7 +20,7 @@ struct MemoryLeaderboardStore: LeaderboardStore, Sendable {
         var unit: String?
     }
 
-    var profiles: [UUID: Directory.Profile] = [:]
+    var profiles: [UUID: DirectoryStore.Profile] = [:]
     var erased: Set<UUID> = []
     var groups: [UUID: (name: String, zone: GroupZone)] = [:]
     /// (group, user)
@@ -36,10 +36,10 @@ struct MemoryLeaderboardStore: LeaderboardStore, Sendable {
     var windows: [Board: Set<WindowKey>] = [:]
 
     func isErased(_ userID: UUID) async throws -> Bool { erased.contains(userID) }
-    func profile(_ userID: UUID) async throws -> Directory.Profile? { profiles[userID] }
+    func profile(_ userID: UUID) async throws -> DirectoryStore.Profile? { profiles[userID] }
     func groupZone(_ groupID: UUID) async throws -> GroupZone? { groups[groupID]?.zone }
 
-    mutating func saveProfile(_ profile: Directory.Profile) async throws {
+    mutating func saveProfile(_ profile: DirectoryStore.Profile) async throws {
         guard !erased.contains(profile.userID) else { return }
         profiles[profile.userID] = profile
     }

@@ -8,7 +8,10 @@ import SurgeContracts
 /// What the leaderboard learned from identity, challenges and progress events: names and zones, groups and their
 /// members, friendships, challenges and who takes part. Handlers write it inside the inbox transaction (each write
 /// sends the directory's notice on the `ChangeFeed`); reads use the pool, through the replica's `DirectoryCache`.
-enum Directory {
+struct DirectoryStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
     struct Profile: Sendable {
         var userID: UUID
         var displayName: String
@@ -31,7 +34,7 @@ enum Directory {
 
     // MARK: Writing (inside an event's transaction)
 
-    static func saveProfile(_ profile: Profile, on connection: PostgresConnection, logger: Logger) async throws {
+    func saveProfile(_ profile: Profile) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             """
@@ -43,11 +46,11 @@ enum Directory {
             """, logger: logger)
     }
 
-    static func isErased(_ userID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    func isErased(_ userID: UUID) async throws -> Bool {
         try await connection.query("SELECT 1 FROM erased_users WHERE user_id = \(userID)", logger: logger).collect().isEmpty == false
     }
 
-    static func erase(_ userID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    func erase(_ userID: UUID) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
         for statement: PostgresQuery in [
@@ -62,11 +65,11 @@ enum Directory {
     }
 
     /// A new group takes its zone at once; a zone change of a known group applies from its next week (`GroupZone`).
-    static func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date, on connection: PostgresConnection, logger: Logger)
+    func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date)
         async throws
     {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
-        let zone = try await groupZone(groupID, forUpdate: true, on: connection, logger: logger)?.changing(to: timeZone, at: instant)
+        let zone = try await groupZone(groupID, forUpdate: true)?.changing(to: timeZone, at: instant)
             ?? GroupZone(zone: timeZone)
         try await connection.query(
             """
@@ -77,7 +80,7 @@ enum Directory {
             """, logger: logger)
     }
 
-    static func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool, on connection: PostgresConnection, logger: Logger) async throws {
+    func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         if member {
             try await connection.query(
@@ -90,7 +93,7 @@ enum Directory {
         }
     }
 
-    static func setFriendship(_ a: UUID, _ b: UUID, friends: Bool, on connection: PostgresConnection, logger: Logger) async throws {
+    func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         let (low, high) = a.key < b.key ? (a, b) : (b, a)
         if friends {
@@ -100,7 +103,7 @@ enum Directory {
         }
     }
 
-    static func saveChallenge(_ definition: ChallengeDefinition, on connection: PostgresConnection, logger: Logger) async throws {
+    func saveChallenge(_ definition: ChallengeDefinition) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             """
@@ -112,7 +115,7 @@ enum Directory {
             """, logger: logger)
     }
 
-    static func deleteChallenge(_ challengeID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    func deleteChallenge(_ challengeID: UUID) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         for statement: PostgresQuery in [
             "DELETE FROM challenges WHERE challenge_id = \(challengeID)",
@@ -123,13 +126,13 @@ enum Directory {
         }
     }
 
-    static func invite(_ userID: UUID, to challengeID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    func invite(_ userID: UUID, to challengeID: UUID) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             "INSERT INTO invitations (challenge_id, user_id) VALUES (\(challengeID), \(userID)) ON CONFLICT DO NOTHING", logger: logger)
     }
 
-    static func addParticipant(_ userID: UUID, to challengeID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    func addParticipant(_ userID: UUID, to challengeID: UUID) async throws {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             """
@@ -140,7 +143,7 @@ enum Directory {
 
     // MARK: Reading
 
-    static func profile(_ userID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Profile? {
+    func profile(_ userID: UUID) async throws -> Profile? {
         let rows = try await connection.query(
             "SELECT display_name, avatar_url, time_zone FROM profiles WHERE user_id = \(userID)", logger: logger)
         for try await (name, avatar, zone) in rows.decode((String, String?, String).self) {
@@ -149,7 +152,7 @@ enum Directory {
         return nil
     }
 
-    static func profiles(_ userIDs: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> [UUID: Profile] {
+    func profiles(_ userIDs: [UUID]) async throws -> [UUID: Profile] {
         guard !userIDs.isEmpty else { return [:] }
         var profiles: [UUID: Profile] = [:]
         let rows = try await connection.query(
@@ -161,11 +164,11 @@ enum Directory {
     }
 
     /// The group's zone schedule; nil if the group is unknown.
-    static func groupZone(_ groupID: UUID, forUpdate: Bool = false, on connection: PostgresConnection, logger: Logger) async throws -> GroupZone? {
-        try await group(groupID, forUpdate: forUpdate, on: connection, logger: logger)?.zone
+    func groupZone(_ groupID: UUID, forUpdate: Bool = false) async throws -> GroupZone? {
+        try await group(groupID, forUpdate: forUpdate)?.zone
     }
 
-    static func group(_ groupID: UUID, forUpdate: Bool = false, on connection: PostgresConnection, logger: Logger) async throws
+    func group(_ groupID: UUID, forUpdate: Bool = false) async throws
         -> (name: String, zone: GroupZone)?
     {
         let rows = try await connection.query(
@@ -179,18 +182,18 @@ enum Directory {
         return nil
     }
 
-    static func members(of groupID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> [UUID] {
+    func members(of groupID: UUID) async throws -> [UUID] {
         try await connection.query("SELECT user_id FROM group_members WHERE group_id = \(groupID)", logger: logger).collect()
             .map { try $0.decode(UUID.self) }
     }
 
-    static func isMember(_ userID: UUID, of groupID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    func isMember(_ userID: UUID, of groupID: UUID) async throws -> Bool {
         try await connection.query(
             "SELECT 1 FROM group_members WHERE group_id = \(groupID) AND user_id = \(userID)", logger: logger
         ).collect().isEmpty == false
     }
 
-    static func friends(of userID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> [UUID] {
+    func friends(of userID: UUID) async throws -> [UUID] {
         try await connection.query(
             """
             SELECT user_high FROM friendships WHERE user_low = \(userID)
@@ -199,7 +202,7 @@ enum Directory {
         ).collect().map { try $0.decode(UUID.self) }
     }
 
-    static func challenge(_ challengeID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> ChallengeFacts? {
+    func challenge(_ challengeID: UUID) async throws -> ChallengeFacts? {
         let rows = try await connection.query(
             "SELECT name, kind, visibility, owner_id, group_id, unit FROM challenges WHERE challenge_id = \(challengeID)", logger: logger)
         for try await (name, kind, visibility, owner, group, unit) in rows.decode((String, String, String, UUID?, UUID?, String?).self) {
@@ -210,13 +213,13 @@ enum Directory {
     }
 
     /// Who may see a challenge's board: challenges' visibility rule, and whoever took part.
-    static func maySee(_ challenge: ChallengeFacts, userID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    func maySee(_ challenge: ChallengeFacts, userID: UUID) async throws -> Bool {
         var facts = ChallengeAccess.Facts(visibility: challenge.visibility, isOwner: challenge.ownerID == userID)
         if ChallengeAccess.canSee(facts) { return true }
         facts.isInvited = try await connection.query(
             "SELECT 1 FROM invitations WHERE challenge_id = \(challenge.challengeID) AND user_id = \(userID)", logger: logger
         ).collect().isEmpty == false
-        if let groupID = challenge.groupID { facts.isGroupMember = try await isMember(userID, of: groupID, on: connection, logger: logger) }
+        if let groupID = challenge.groupID { facts.isGroupMember = try await isMember(userID, of: groupID) }
         if ChallengeAccess.canSee(facts) { return true }
         return try await connection.query(
             "SELECT 1 FROM participants WHERE challenge_id = \(challenge.challengeID) AND user_id = \(userID)", logger: logger
@@ -224,7 +227,7 @@ enum Directory {
     }
 
     /// The challenges the user takes part in and the groups they belong to.
-    static func boardsOf(_ userID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (challenges: [ChallengeFacts], groups: [UUID]) {
+    func boardsOf(_ userID: UUID) async throws -> (challenges: [ChallengeFacts], groups: [UUID]) {
         var challenges: [ChallengeFacts] = []
         let rows = try await connection.query(
             """
