@@ -29,10 +29,11 @@ bench:      ## Release build, private stack, benchmarks with printed figures
 build:
 	swift build
 
-contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route table and the generated client from the code
+contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route table, the registry's service lists and the generated client
 	swift build --product surge-admin
 	.build/debug/surge-admin event-schemas --output docs/events
 	.build/debug/surge-admin openapi --output .
+	.build/debug/surge-admin registry-files --output .
 	scripts/generate-client.sh
 
 api-fuzz:   ## A bounded schemathesis pass over the public API of a private stack (installs schemathesis in .surge)

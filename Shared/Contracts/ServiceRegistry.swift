@@ -82,6 +82,9 @@ public enum SurgeService: String, Sendable, CaseIterable {
     /// The services a deployment runs: every one but the template.
     public static var deployed: [SurgeService] { allCases.filter(\.entry.deployed) }
 
+    /// The deployed services in the order a stack starts them: the gateway last, as it waits for the services it routes to.
+    public static var startOrder: [SurgeService] { deployed.filter { $0 != .gateway } + [.gateway] }
+
     /// The deployed services that keep data about users and answer `GET /internal/export`.
     public static var exporting: [SurgeService] { deployed.filter(\.entry.exportsUserData) }
 }

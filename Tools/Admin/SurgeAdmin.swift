@@ -14,7 +14,10 @@ struct SurgeAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-admin",
         abstract: "Operational tasks for Surge: database provisioning, admin roles, event schemas, the topic list, the development clock, a simulated population.",
-        subcommands: [Provision.self, GrantAdmin.self, RevokeAdmin.self, EventSchemas.self, OpenAPI.self, Topics.self, Clock.self, Simulate.self])
+        subcommands: [
+            Provision.self, GrantAdmin.self, RevokeAdmin.self, EventSchemas.self, OpenAPI.self, RegistryFilesCommand.self, Topics.self, Clock.self,
+            Simulate.self,
+        ])
 }
 
 struct Provision: AsyncParsableCommand {
@@ -182,6 +185,25 @@ struct OpenAPI: ParsableCommand {
             try file.contents.write(to: url)
         }
         print("wrote \(files.map(\.path).joined(separator: ", "))")
+    }
+}
+
+struct RegistryFilesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "registry-files", abstract: "Write the service lists of the scripts and deployment files from the service registry.")
+
+    @Option(help: "The repository root.")
+    var output = "."
+
+    func run() throws {
+        for path in RegistryFiles.paths {
+            let url = URL(fileURLWithPath: output).appendingPathComponent(path)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let written = try RegistryFiles.rewrite(text, path: path)
+            guard written != text else { continue }
+            try written.write(to: url, atomically: true, encoding: .utf8)
+            print("wrote \(path)")
+        }
     }
 }
 

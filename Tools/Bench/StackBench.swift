@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import SurgeContracts
 
 /// The stack as an operator sees it: the time from launching every service at once to every `/readyz` answering 200,
 /// and each service's resident memory, idle (just after launch) or loaded (after the other benchmarks).
@@ -17,7 +18,7 @@ struct StackBench: AsyncParsableCommand {
     @Option(help: "idle (right after launch) or loaded (after the load).") var phase: Phase
     @OptionGroup var output: ResultsOption
 
-    static let services = ["identity", "challenges", "progress", "leaderboard", "badges", "notifications", "analytics", "gateway"]
+    static let services = SurgeService.startOrder.map(\.rawValue)
 
     func run() async throws {
         var figures: [BenchFigure] = []
