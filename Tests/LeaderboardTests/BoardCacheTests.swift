@@ -30,7 +30,7 @@ struct BoardCacheTests {
     func add(_ points: Double, _ userID: UUID, windows: [WindowKey], _ database: PostgresClient, _ logger: Logger) async throws {
         try await database.transaction(logger: logger) { connection in
             let deltas = windows.map { (ScoreKey(BoardWindow(board: board, window: $0), userID), points) }
-            _ = try await ScoreStore.add(Dictionary(uniqueKeysWithValues: deltas), connection: connection, logger: logger)
+            _ = try await ScoreStore(connection: connection, logger: logger).add(Dictionary(uniqueKeysWithValues: deltas))
         }
     }
 
@@ -42,7 +42,7 @@ struct BoardCacheTests {
             try await add(10, ana, windows: [week, month], database, logger)
             try await add(5, ben, windows: [week], database, logger)
             try await add(3, ana, windows: [week], database, logger)
-            let changed = try await ScoreStore.changes(on: board, after: [(week, 1), (month, 0), (.allTime, 0)], client: database, logger: logger)
+            let changed = try await ScoreReader(client: database, logger: logger).changes(on: board, after: [(week, 1), (month, 0), (.allTime, 0)])
             #expect(changed[week]?.version == 3)
             #expect(changed[week]?.changes.map(\.userID) == [ben, ana])
             #expect(changed[week]?.changes.map(\.score) == [5, 13])
@@ -50,7 +50,7 @@ struct BoardCacheTests {
             #expect(changed[month]?.changes.map(\.userID) == [ana])
             #expect(changed[.allTime]?.version == 0)
             #expect(changed[.allTime]?.changes.isEmpty == true)
-            let current = try await ScoreStore.changes(on: board, after: [(week, 3)], client: database, logger: logger)
+            let current = try await ScoreReader(client: database, logger: logger).changes(on: board, after: [(week, 3)])
             #expect(current[week]?.version == 3 && current[week]?.changes.isEmpty == true)
         }
     }
@@ -67,7 +67,7 @@ struct BoardCacheTests {
             try await add(15, cy, windows: Array(windows.dropFirst()), database, logger)
             try await add(-10, ana, windows: [windows[0]], database, logger)
             try await database.transaction(logger: logger) { connection in
-                try await ScoreStore.remove(ben, from: board, windows: [windows[1]], connection: connection, logger: logger)
+                try await ScoreStore(connection: connection, logger: logger).remove(ben, from: board, windows: [windows[1]])
             }
             try await cache.catchUp(board: board, windows: windows)
             let fresh = BoardCache(client: database, logger: logger)

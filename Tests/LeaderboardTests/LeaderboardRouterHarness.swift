@@ -70,7 +70,7 @@ struct LeaderboardRoutes: Sendable {
     func score(_ points: Double, for userID: UUID, on board: Board, day: LocalDate = today) async throws {
         try await record { connection, logger in
             let deltas = Windows.of(day).map { (ScoreKey(BoardWindow(board: board, window: $0), userID), points) }
-            _ = try await ScoreStore.add(Dictionary(uniqueKeysWithValues: deltas), connection: connection, logger: logger)
+            _ = try await ScoreStore(connection: connection, logger: logger).add(Dictionary(uniqueKeysWithValues: deltas))
         }
     }
 }

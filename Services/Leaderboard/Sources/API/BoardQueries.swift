@@ -164,7 +164,7 @@ struct BoardQueries: Sendable {
     func history(_ visible: Visible, kind: WindowKind, caller: UUID, page: PageRequest<String>) async throws -> BoardHistoryView {
         let today = visible.zone.date(at: clock.now())
         let current = WindowKey.containing(today, kind: kind)
-        let keys = try await client.withConnection { try await ScoreStore.windows(of: visible.board, connection: $0, logger: logger) }
+        let keys = try await client.withConnection { try await ScoreStore(connection: $0, logger: logger).windows(of: visible.board) }
         // Issued cursors are window keys of the kind asked for; any other string was not issued for this list.
         let before = try page.after.map { cursor in
             guard let key = WindowKey(cursor), key.kind == kind else { throw Problem.unknownCursor() }
@@ -242,6 +242,6 @@ struct LeaderboardExport: Codable, Sendable, ResponseEncodable {
 
 extension BoardQueries {
     func export(userID: UUID) async throws -> LeaderboardExport {
-        LeaderboardExport(scores: try await ScoreStore.scores(of: userID, client: client, logger: logger))
+        LeaderboardExport(scores: try await ScoreReader(client: client, logger: logger).scores(of: userID))
     }
 }

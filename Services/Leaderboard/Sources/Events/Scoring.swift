@@ -56,7 +56,7 @@ struct Scoring: Sendable {
             }
         }
         for (board, windows) in windowsByBoard { try await cache.catchUp(board: board, windows: windows) }
-        let scores = try await ScoreStore.add(totals, connection: connection, logger: logger)
+        let scores = try await ScoreStore(connection: connection, logger: logger).add(totals)
         // What each change left its user with: the score written, less the changes after it in the batch.
         var later: [ScoreKey: Double] = [:]
         var after: [[Double?]] = []

@@ -20,7 +20,7 @@ struct WindowCloser: Sendable {
     static let lastZone = LocalCalendar(zoneNamedOrUTC: "Etc/GMT+12")
 
     func closeDue(now: Date) async throws {
-        for (boardWindow, version) in try await ClosedWindows.unpublished(client: client, logger: logger) {
+        for (boardWindow, version) in try await client.withConnection { try await ClosedWindows(connection: $0, logger: logger).unpublished() } {
             let calendar = try await calendar(of: boardWindow.board, window: boardWindow.window)
             guard let bounds = boardWindow.window.bounds(in: calendar), bounds.end <= now else { continue }
             try await close(boardWindow, bounds: bounds, version: version, now: now)
@@ -43,7 +43,7 @@ struct WindowCloser: Sendable {
             return (top, index.leaders.map(\.userID), index.count)
         }
         try await client.transaction(logger: logger) { connection in
-            guard let revision = try await ClosedWindows.close(boardWindow, version: version, at: now, connection: connection, logger: logger)
+            guard let revision = try await ClosedWindows(connection: connection, logger: logger).close(boardWindow, version: version, at: now)
             else { return }
             try await outbox.append(
                 WindowClosed(

@@ -117,7 +117,7 @@ final class BoardCache: Sendable {
         for (window, held, notice) in stale where held == nil {
             // Not held yet: the whole window in one snapshot, built in one pass.
             let boardWindow = BoardWindow(board: board, window: window)
-            let (version, rows) = try await ScoreStore.rows(boardWindow, client: client, logger: logger)
+            let (version, rows) = try await ScoreReader(client: client, logger: logger).rows(boardWindow)
             let index = RankIndex(rows)
             state.withLock { state in
                 // Another read may have loaded or caught up further meanwhile: keep the newer.
@@ -129,7 +129,7 @@ final class BoardCache: Sendable {
         }
         let held = stale.compactMap { entry in entry.held.map { (entry.window, $0) } }
         guard !held.isEmpty else { return }
-        let changed = try await ScoreStore.changes(on: board, after: held, client: client, logger: logger)
+        let changed = try await ScoreReader(client: client, logger: logger).changes(on: board, after: held)
         state.withLock { state in
             for (window, held, notice) in stale where held != nil {
                 let boardWindow = BoardWindow(board: board, window: window)
@@ -185,7 +185,7 @@ final class BoardCache: Sendable {
         let started = ContinuousClock.now
         let today = WindowCloser.lastZone.date(at: now)
         let windows = Set([-1, 0, 1, 2].flatMap { Windows.of(today.adding(days: $0)) })
-        let boardWindows = try await ScoreStore.boardWindows(in: Array(windows), client: client, logger: logger)
+        let boardWindows = try await ScoreReader(client: client, logger: logger).boardWindows(in: Array(windows))
         try await load(boardWindows)
         logger.info(
             "Boards loaded", metadata: ["windows": "\(boardWindows.count)", "entries": "\(entries)", "duration": "\(ContinuousClock.now - started)"])

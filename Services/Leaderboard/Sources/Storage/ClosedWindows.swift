@@ -5,10 +5,13 @@ import PostgresNIO
 
 /// The board windows whose final standings were published (`WindowCloser`), each with the board version they showed and
 /// how many times they were published.
-enum ClosedWindows {
+struct ClosedWindows {
+    let connection: PostgresConnection
+    let logger: Logger
+
     /// Board windows other than all time whose standings were never published, or changed since, with their version.
-    static func unpublished(client: PostgresClient, logger: Logger) async throws -> [(boardWindow: BoardWindow, version: Int64)] {
-        try await client.query(
+    func unpublished() async throws -> [(boardWindow: BoardWindow, version: Int64)] {
+        try await connection.query(
             """
             SELECT b.board, b.window_key, b.version FROM boards b LEFT JOIN closed_windows c USING (board, window_key)
             WHERE b.window_key <> 'all-time' AND (c.board IS NULL OR c.board_version < b.version)
@@ -21,7 +24,7 @@ enum ClosedWindows {
 
     /// Records the board window closed at `version`; returns the revision to publish, or nil when it was already
     /// closed at that version or a later one.
-    static func close(_ boardWindow: BoardWindow, version: Int64, at now: Date, connection: PostgresConnection, logger: Logger) async throws -> Int? {
+    func close(_ boardWindow: BoardWindow, version: Int64, at now: Date) async throws -> Int? {
         try await connection.query(
             """
             INSERT INTO closed_windows (board, window_key, revision, board_version, closed_at)

@@ -39,6 +39,7 @@ struct PostgresLeaderboardStore: LeaderboardStore {
     let scoring: Scoring
 
     var directory: DirectoryStore { DirectoryStore(connection: connection, logger: logger) }
+    var scores: ScoreStore { ScoreStore(connection: connection, logger: logger) }
 
     func isErased(_ userID: UUID) async throws -> Bool { try await directory.isErased(userID) }
     func profile(_ userID: UUID) async throws -> DirectoryStore.Profile? { try await directory.profile(userID) }
@@ -48,13 +49,13 @@ struct PostgresLeaderboardStore: LeaderboardStore {
     // What changes scores other than adding to them comes after the batch's additions so far (`Scoring.flush`).
     func touchScores(of userID: UUID) async throws {
         try await scoring.flush(connection: connection, logger: logger)
-        try await ScoreStore.touch(userID, connection: connection, logger: logger)
+        try await scores.touch(userID)
     }
 
     func erase(_ userID: UUID) async throws {
         try await scoring.flush(connection: connection, logger: logger)
         try await directory.erase(userID)
-        try await ScoreStore.erase(userID, connection: connection, logger: logger)
+        try await scores.erase(userID)
     }
 
     func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date) async throws {
@@ -83,6 +84,6 @@ struct PostgresLeaderboardStore: LeaderboardStore {
 
     func removeScores(of userID: UUID, from board: Board, windows: [WindowKey]) async throws {
         try await scoring.flush(connection: connection, logger: logger)
-        try await ScoreStore.remove(userID, from: board, windows: windows, connection: connection, logger: logger)
+        try await scores.remove(userID, from: board, windows: windows)
     }
 }

@@ -8,13 +8,16 @@ import SurgeContracts
 /// Every change bumps its board window's `version` and stamps the changed rows with it: the row lock on `boards`
 /// makes versions follow commit order, so a replica that has applied version v has seen every change up to v. Each
 /// change also sends the board window's notice on the `ChangeFeed`.
-enum ScoreStore {
+struct ScoreStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
     /// Adds each delta to its user's score on its board window; returns the new scores.
     ///
     /// One statement for all of them: the bumps take the board windows' row locks, which every change of the same
     /// board waits on until commit, so the less the transaction does after them the more changes a board takes a
     /// second. Every change locks its windows in one order (by board, then window), so two never deadlock.
-    static func add(_ deltas: [ScoreKey: Double], connection: PostgresConnection, logger: Logger) async throws -> [ScoreKey: Double] {
+    func add(_ deltas: [ScoreKey: Double]) async throws -> [ScoreKey: Double] {
         let windows = Set(deltas.keys.map(\.boardWindow)).sorted { ($0.board.key, $0.window.description) < ($1.board.key, $1.window.description) }
         let users = Array(deltas)
         let rows = try await connection.query(
@@ -52,7 +55,7 @@ enum ScoreStore {
     }
 
     /// Takes the user off the board's windows (those given, or every one it has): a tombstone, so replicas remove them.
-    static func remove(_ userID: UUID, from board: Board, windows: [WindowKey]? = nil, connection: PostgresConnection, logger: Logger) async throws {
+    func remove(_ userID: UUID, from board: Board, windows: [WindowKey]? = nil) async throws {
         var keys = windows?.map(\.description) ?? []
         if windows == nil {
             keys = try await connection.query("SELECT window_key FROM boards WHERE board = \(board.key)", logger: logger)
@@ -60,7 +63,7 @@ enum ScoreStore {
         }
         for key in keys {
             guard let window = WindowKey(key) else { continue }
-            let version = try await bump(board, window, connection: connection, logger: logger)
+            let version = try await bump(board, window)
             try await connection.query(
                 """
                 INSERT INTO scores (board, window_key, user_id, score, removed, version)
@@ -71,30 +74,30 @@ enum ScoreStore {
     }
 
     /// Re-stamps every row of the user so replicas re-read it (a new display name moves them within ties).
-    static func touch(_ userID: UUID, connection: PostgresConnection, logger: Logger) async throws {
+    func touch(_ userID: UUID) async throws {
         let rows = try await connection.query(
             "SELECT board, window_key FROM scores WHERE user_id = \(userID) AND NOT removed", logger: logger
         ).collect().map { try $0.decode((String, String).self) }
         for (key, windowKey) in rows {
             guard let board = Board(key: key), let window = WindowKey(windowKey) else { continue }
-            let version = try await bump(board, window, connection: connection, logger: logger)
+            let version = try await bump(board, window)
             try await connection.query(
                 "UPDATE scores SET version = \(version) WHERE board = \(key) AND window_key = \(windowKey) AND user_id = \(userID)", logger: logger)
         }
     }
 
     /// A deleted user leaves every board, current and past.
-    static func erase(_ userID: UUID, connection: PostgresConnection, logger: Logger) async throws {
+    func erase(_ userID: UUID) async throws {
         let rows = try await connection.query(
             "SELECT board, window_key FROM scores WHERE user_id = \(userID) AND NOT removed", logger: logger
         ).collect().map { try $0.decode((String, String).self) }
         for (key, windowKey) in rows {
             guard let board = Board(key: key), let window = WindowKey(windowKey) else { continue }
-            try await remove(userID, from: board, windows: [window], connection: connection, logger: logger)
+            try await remove(userID, from: board, windows: [window])
         }
     }
 
-    private static func bump(_ board: Board, _ window: WindowKey, connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+    private func bump(_ board: Board, _ window: WindowKey) async throws -> Int64 {
         let rows = try await connection.query(
             """
             INSERT INTO boards (board, window_key, version) VALUES (\(board.key), \(window.description), 1)
@@ -106,6 +109,13 @@ enum ScoreStore {
         try await ChangeFeed.boardChanged(BoardWindow(board: board, window: window), on: connection, logger: logger)
         return version
     }
+
+}
+
+/// What replicas read of the scores to catch up, on pooled connections.
+struct ScoreReader {
+    let client: PostgresClient
+    let logger: Logger
 
     struct Change: Sendable {
         var userID: UUID
@@ -121,9 +131,7 @@ enum ScoreStore {
     /// Each window's rows are ordered by version so that PostgreSQL reads `scores_changes` from the held version on:
     /// without the order it often took the primary key, which has the same (board, window) prefix, and read every row
     /// of the window to keep a few.
-    static func changes(
-        on board: Board, after held: [(WindowKey, Int64)], client: PostgresClient, logger: Logger
-    ) async throws -> [WindowKey: (version: Int64, changes: [Change])] {
+    func changes(on board: Board, after held: [(WindowKey, Int64)]) async throws -> [WindowKey: (version: Int64, changes: [Change])] {
         let keys = held.map(\.0.description)
         let versions = held.map(\.1)
         var result = Dictionary(held.map { ($0.0, (version: Int64(0), changes: [Change]())) }, uniquingKeysWith: { first, _ in first })
@@ -153,7 +161,7 @@ enum ScoreStore {
     /// The board window's version and every entry on it at that version, read in one snapshot (the rows counted
     /// first, so nothing grows while they arrive): a replica's first read of a window (at start, the whole board),
     /// which `RankIndex.init(_ rows:)` builds in one pass.
-    static func rows(_ boardWindow: BoardWindow, client: PostgresClient, logger: Logger) async throws -> (Int64, RankIndex.Rows) {
+    func rows(_ boardWindow: BoardWindow) async throws -> (Int64, RankIndex.Rows) {
         try await client.withConnection { connection in
             try await connection.transaction(.snapshotReadOnly, logger: logger) {
                 let (board, window) = (boardWindow.board.key, boardWindow.window.description)
@@ -182,7 +190,7 @@ enum ScoreStore {
     }
 
     /// Board windows that have scores, among the given window keys (to load at start).
-    static func boardWindows(in windows: [WindowKey], client: PostgresClient, logger: Logger) async throws -> [BoardWindow] {
+    func boardWindows(in windows: [WindowKey]) async throws -> [BoardWindow] {
         let keys = windows.map(\.description)
         return try await client.query("SELECT board, window_key FROM boards WHERE window_key = ANY(\(keys))", logger: logger)
             .collect().compactMap { row in
