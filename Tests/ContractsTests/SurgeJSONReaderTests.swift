@@ -149,3 +149,17 @@ struct SurgeJSONReaderTests {
         }
     }
 }
+
+@Suite("Timestamps", .tags(.unit), .kind(.unit))
+struct TimestampRoundTripTests {
+    @Test("a millisecond timestamp Surge wrote reads back to the same text, for every millisecond of a second")
+    func everyMillisecond() throws {
+        for second in ["2026-11-29T16:31:40", "2001-03-01T00:00:00", "2099-12-31T23:59:59", "1970-01-01T00:00:01"] {
+            let failing = try (0..<1000).filter { millisecond in
+                let text = second + "." + String(format: "%03d", millisecond) + "Z"
+                return Timestamp.format(try #require(Timestamp.parse(text))) != text
+            }
+            #expect(failing.isEmpty, "\(second): \(failing.count) of 1000 read back as another millisecond, e.g. \(failing.prefix(3))")
+        }
+    }
+}

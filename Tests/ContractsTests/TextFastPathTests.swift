@@ -97,10 +97,12 @@ struct TextFastPathTests {
         return instants
     }
 
-    @Test("instants are written as the ISO 8601 format style writes them, with and without milliseconds")
+    @Test("instants are written as the ISO 8601 format style writes them (milliseconds: the next instant up), with and without milliseconds")
     func formatting() {
         for instant in Self.instants(30_000) {
-            #expect(Timestamp.format(instant) == Self.withFraction.format(instant), "\(instant.timeIntervalSinceReferenceDate)")
+            // The next representable instant up, so that what was read from a millisecond reads back the same.
+            let nudged = Date(timeIntervalSinceReferenceDate: instant.timeIntervalSinceReferenceDate.nextUp)
+            #expect(Timestamp.format(instant) == Self.withFraction.format(nudged), "\(instant.timeIntervalSinceReferenceDate)")
             let whole = Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down))
             #expect(Timestamp.formatWholeSeconds(instant) == Self.withoutFraction.format(whole), "\(instant.timeIntervalSinceReferenceDate)")
         }

@@ -69,9 +69,12 @@ public enum Timestamp {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let withoutFraction = Date.ISO8601FormatStyle()
 
-    /// `2026-09-21T14:13:20.375Z`: events, storage, logs.
+    /// `2026-09-21T14:13:20.375Z`: events, storage, logs. Written as the format style writes the next representable
+    /// instant up: what `parse` read from `….375Z` is the nearest `Double`, often a hair below .375, and a plain
+    /// truncation would write it back as `….374Z` (a stored or relayed instant would lose a millisecond at each pass).
     public static func format(_ date: Date) -> String {
-        fastFormat(date, milliseconds: true) ?? withFraction.format(date)
+        let nudged = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.nextUp)
+        return fastFormat(nudged, milliseconds: true) ?? withFraction.format(nudged)
     }
 
     /// `2026-09-21T14:13:20Z`, the fraction truncated: what the public API writes.
