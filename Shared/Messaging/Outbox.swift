@@ -87,3 +87,30 @@ struct InsertEvents: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Row {}
 }
+
+/// The events a unit of work causes, written on its connection so that they commit with it (`Outbox`).
+public struct EventOutbox {
+    let outbox: Outbox
+    let connection: PostgresConnection
+    let logger: Logger
+
+    public init(outbox: Outbox, connection: PostgresConnection, logger: Logger) {
+        self.outbox = outbox
+        self.connection = connection
+        self.logger = logger
+    }
+
+    public func append<Payload: EventPayload>(_ payload: Payload, at time: Date, trace: TraceContext?) async throws {
+        try await outbox.append(payload, on: connection, at: time, trace: trace, logger: logger)
+    }
+
+    /// The event a payload becomes, to write several in one statement with `append(_:)`.
+    public func record<Payload: EventPayload>(_ payload: Payload, at time: Date, trace: TraceContext?) throws -> (EventRecord, topic: String) {
+        try outbox.record(payload, at: time, trace: trace)
+    }
+
+    /// Several events in one statement (one round trip), in the order given.
+    public func append(_ events: [(EventRecord, topic: String)]) async throws {
+        try await outbox.append(events, on: connection, logger: logger)
+    }
+}

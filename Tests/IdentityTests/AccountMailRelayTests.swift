@@ -83,7 +83,7 @@ extension IdentityFixture {
     /// `https://app.example/verify#token=`, handing each mail to `handOver`.
     func mailRelay(handOver: @escaping @Sendable (AccountMail) async throws -> Void) -> AccountMailRelay {
         AccountMailRelay(
-            client: client, logger: .test("relay"), clock: clock, lifetimes: AccountTokenLifetimes(),
+            storage: storage, clock: clock, lifetimes: AccountTokenLifetimes(),
             links: MailLinks(passwordReset: "https://app.example/reset#token=", emailVerification: "https://app.example/verify#token="),
             handOver: handOver)
     }

@@ -81,13 +81,13 @@ func claims(of token: String) throws -> [String: Any] {
 }
 
 extension IdentityFixture {
-    /// Runs `body` with a client of identity's whole router over this store's stores. No social sign-in
+    /// Runs `body` with a client of identity's whole router over this fixture's use cases. No social sign-in
     /// provider is enabled.
     func withRouter(_ body: @Sendable (IdentityRouterClient) async throws -> Void) async throws {
         let signer = try RouterTesting.signer()
         let router = RouterTesting.router(signer: signer)
         IdentityService.addRoutes(
-            to: router, stores: stores, issuer: AccessTokenIssuerSlot(await AccessTokenIssuer(signingKey: try .generate())),
+            to: router, useCases: useCases, issuer: AccessTokenIssuerSlot(await AccessTokenIssuer(signingKey: try .generate())),
             passwords: try await PasswordHasher(cost: 4), social: SocialTokenVerifier(configurations: [:], logger: Logger.test("social")) { _ in "" },
             clock: clock)
         try await Application(router: router).test(.router) { client in

@@ -5,7 +5,7 @@ import Testing
 @testable import IdentityDomain
 @testable import IdentityService
 
-/// `SignInThrottle` driven the way `SessionStore` drives it, in memory, against a simulated clock: every admitted
+/// `SignInThrottle` driven the way `Sessions` drives it, in memory, against a simulated clock: every admitted
 /// attempt is recorded as a failure in advance, and a correct password forgets its (e-mail, source) pair's failures.
 private struct SimulatedSignIns {
     struct Failure {

@@ -12,18 +12,19 @@ import Testing
 @testable import IdentityDomain
 @testable import IdentityService
 
-/// Identity's stores over a fresh, migrated schema, with a simulated clock the test moves.
+/// Identity's use cases over a fresh, migrated schema, with a simulated clock the test moves.
 @dynamicMemberLookup
 struct IdentityFixture: Sendable {
     let database: TestDatabase
     let client: PostgresClient
     let clock: ServiceClock
-    let stores: IdentityStores
+    let storage: IdentityStorage
+    let useCases: IdentityUseCases
     let trace = TraceContext()
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    subscript<Store>(dynamicMember keyPath: KeyPath<IdentityStores, Store>) -> Store {
-        stores[keyPath: keyPath]
+    subscript<UseCase>(dynamicMember keyPath: KeyPath<IdentityUseCases, UseCase>) -> UseCase {
+        useCases[keyPath: keyPath]
     }
 
     /// Event types in the outbox, oldest first.
@@ -46,7 +47,7 @@ struct IdentityFixture: Sendable {
     }
 
     func guest(_ name: String) async throws -> Account {
-        try await stores.accounts.registerGuest(try GuestRegistration(displayName: name, timeZone: "Europe/Rome", locale: nil), trace: trace)
+        try await useCases.accounts.registerGuest(try GuestRegistration(displayName: name, timeZone: "Europe/Rome", locale: nil), trace: trace)
     }
 }
 
@@ -58,10 +59,9 @@ func withIdentityFixture(_ body: @Sendable (IdentityFixture) async throws -> Voi
             try await Migrator.migrate([MessagingMigrations.set, IdentityMigrations.set], schema: "identity", client: client, logger: logger)
             let clock = ServiceClock(simulated: true)
             clock.set(IdentityFixture.start)
-            let stores = IdentityStores(
-                client: client, outbox: Outbox(service: "identity"), logger: logger, clock: clock,
-                settings: IdentitySettings(inviteLinkBase: "https://join.example/"))
-            try await body(IdentityFixture(database: database, client: client, clock: clock, stores: stores))
+            let storage = IdentityStorage(client: client, outbox: Outbox(service: "identity"), logger: logger)
+            let useCases = IdentityUseCases(storage: storage, clock: clock, settings: IdentitySettings(inviteLinkBase: "https://join.example/"))
+            try await body(IdentityFixture(database: database, client: client, clock: clock, storage: storage, useCases: useCases))
         }
     }
 }
@@ -85,7 +85,7 @@ extension Problem {
     var slug: String { String(type.dropFirst(Problem.typeBase.count)) }
 }
 
-@Suite("Identity stores (PostgreSQL)", .tags(.integration), .kind(.integration), .serialized)
+@Suite("Identity use cases and stores (PostgreSQL)", .tags(.integration), .kind(.integration), .serialized)
 struct StoreTests {
     @Test("e-mail accounts: unique case-insensitively, found by normalised e-mail; a guest upgrades in place")
     func accounts() async throws {
@@ -155,8 +155,9 @@ struct StoreTests {
             let lines = LockedValue<[String]>([])
             var logger = Logger(label: "sessions") { label in JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } } }
             logger.logLevel = .warning
-            let sessions = SessionStore(
-                client: store.client, outbox: store.accounts.outbox, logger: logger, clock: store.clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
+            let sessions = Sessions(
+                storage: IdentityStorage(client: store.client, outbox: store.storage.outbox, logger: logger), clock: store.clock,
+                refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
             let user = try await store.guest("Sue")
 
             let first = try await sessions.start(userID: user.id, deviceName: "Test device")
@@ -175,10 +176,10 @@ struct StoreTests {
         try await withIdentityFixture { store in
             let type = SessionsRevoked.descriptor.type
             let user = try await store.guest("Rae")
-            func session() async throws -> SessionStore.IssuedRefreshToken {
+            func session() async throws -> Sessions.IssuedRefreshToken {
                 try await store.sessions.start(userID: user.id, deviceName: "Test device")
             }
-            func expectLast(_ revoked: [SessionStore.IssuedRefreshToken], _ reason: String) async throws {
+            func expectLast(_ revoked: [Sessions.IssuedRefreshToken], _ reason: String) async throws {
                 let payload = try await store.payloads(type).last ?? [:]
                 #expect((payload["userID"] as? String)?.lowercased() == user.id.uuidString.lowercased())
                 #expect(Set((payload["sessionIDs"] as? [String] ?? []).map { $0.lowercased() }) == Set(revoked.map { $0.familyID.uuidString.lowercased() }))
@@ -267,7 +268,7 @@ struct StoreTests {
             }
             #expect((110...120) ~= doubled)
             // Failures older than a day go with the hourly pruning; a rolling upgrade's sourceless failures are the unknown source's.
-            try await store.client.execute(
+            try await store.client.query(
                 "INSERT INTO sign_in_failures (id, email, failed_at) VALUES (\(UUID()), 'old@example.com', \(store.clock.now()))", logger: .test("t"))
             #expect(try await store.count("SELECT count(*) FROM sign_in_failures WHERE source = ''") == 1)
             #expect(try await store.sessions.pruneSignInFailures() == 0)
@@ -279,8 +280,9 @@ struct StoreTests {
     @Test("a source failing against 20 e-mails within 15 minutes is refused for any e-mail, across store instances (replicas)")
     func sprayAcrossReplicas() async throws {
         try await withIdentityFixture { store in
-            let replica = SessionStore(
-                client: store.client, outbox: store.accounts.outbox, logger: .test("replica"), clock: store.clock, refreshTokenLifetime: 86_400, throttle: SignInThrottle())
+            let replica = Sessions(
+                storage: IdentityStorage(client: store.client, outbox: store.storage.outbox, logger: .test("replica")), clock: store.clock,
+                refreshTokenLifetime: 86_400, throttle: SignInThrottle())
             let sprayer = SignInSource(address: "192.0.2.99")
             for index in 0..<20 {
                 let sessions = index.isMultiple(of: 2) ? store.sessions : replica
@@ -294,7 +296,7 @@ struct StoreTests {
             #expect(try await store.sessions.admitAttempt(email: "new@example.com", source: SignInSource(address: "192.0.2.100")) == .admitted)
             // Concurrent attempts from one source cannot squeeze past the limit together.
             let other = SignInSource(address: "192.0.2.150")
-            let outcomes = try await withThrowingTaskGroup(of: SessionStore.AttemptAdmission.self) { group in
+            let outcomes = try await withThrowingTaskGroup(of: Sessions.AttemptAdmission.self) { group in
                 for index in 0..<30 {
                     group.addTask { try await (index.isMultiple(of: 2) ? store.sessions : replica).admitAttempt(email: "c\(index)@example.com", source: other) }
                 }

@@ -11,17 +11,18 @@ public enum IdentityService {
         let identity = try IdentitySettings.from(settings.reader, environment: settings.environment)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [IdentityMigrations.set])
         let (database, logger, clock) = (infrastructure.database, infrastructure.logger, infrastructure.clock)
-        let stores = IdentityStores(client: database, outbox: infrastructure.outbox, logger: logger, clock: clock, settings: identity)
+        let storage = IdentityStorage(client: database, outbox: infrastructure.outbox, logger: logger)
+        let useCases = IdentityUseCases(storage: storage, clock: clock, settings: identity)
         let issuer = AccessTokenIssuerSlot()
         let router = infrastructure.makeRouter()
         addRoutes(
-            to: router, stores: stores, issuer: issuer, passwords: try await PasswordHasher(cost: identity.bcryptCost),
+            to: router, useCases: useCases, issuer: issuer, passwords: try await PasswordHasher(cost: identity.bcryptCost),
             social: SocialTokenVerifier(configurations: identity.social, logger: logger, fetch: SocialTokenVerifier.httpFetch), clock: clock)
         let mailClient = NotificationsMailClient(baseURL: identity.notificationsURL, signer: settings.internalCalls)
         let relay = AccountMailRelay(
-            client: database, logger: logger, clock: clock, lifetimes: identity.tokenLifetimes, links: identity.mailLinks,
+            storage: storage, clock: clock, lifetimes: identity.tokenLifetimes, links: identity.mailLinks,
             handOver: mailClient.handOver)
-        let (sessions, recovery) = (stores.sessions, stores.recovery)
+        let (sessions, recovery) = (useCases.sessions, useCases.recovery)
         return infrastructure.makeApplication(
             router: router,
             services: [
@@ -36,20 +37,20 @@ public enum IdentityService {
             }])
     }
 
-    /// Every route identity answers, over its stores; a deleted account's caller is refused on all of them.
+    /// Every route identity answers, over its use cases; a deleted account's caller is refused on all of them.
     static func addRoutes(
-        to router: Router<SurgeRequestContext>, stores: IdentityStores, issuer: AccessTokenIssuerSlot, passwords: PasswordHasher,
+        to router: Router<SurgeRequestContext>, useCases: IdentityUseCases, issuer: AccessTokenIssuerSlot, passwords: PasswordHasher,
         social: SocialTokenVerifier, clock: ServiceClock
     ) {
-        let accounts = stores.accounts
+        let accounts = useCases.accounts
         router.add(middleware: AccountExistsMiddleware(accounts: accounts))
         let auth = AuthController(
-            accounts: accounts, sessions: stores.sessions, issuer: issuer, passwords: passwords, social: social, clock: clock)
+            accounts: accounts, sessions: useCases.sessions, issuer: issuer, passwords: passwords, social: social, clock: clock)
         auth.addRoutes(to: router)
-        RecoveryController(accounts: accounts, recovery: stores.recovery, sessions: stores.sessions, passwords: passwords, auth: auth)
+        RecoveryController(accounts: accounts, recovery: useCases.recovery, sessions: useCases.sessions, passwords: passwords, auth: auth)
             .addRoutes(to: router)
-        AccountController(accounts: accounts, exports: stores.exports, passwords: passwords).addRoutes(to: router)
-        FriendsController(friends: stores.friends).addRoutes(to: router)
-        GroupsController(groups: stores.groups).addRoutes(to: router)
+        AccountController(accounts: accounts, exports: useCases.exports, passwords: passwords).addRoutes(to: router)
+        FriendsController(friends: useCases.friends).addRoutes(to: router)
+        GroupsController(groups: useCases.groups).addRoutes(to: router)
     }
 }

@@ -6,8 +6,8 @@ import SurgeRuntime
 /// The caller's own account: profile, credentials for guests, preferences, training plan, deletion and export; and
 /// the display-name search over everyone's public profile.
 struct AccountController {
-    let accounts: AccountStore
-    let exports: ExportStore
+    let accounts: Accounts
+    let exports: AccountExport
     let passwords: PasswordHasher
 
     static let trainingPlanNotFound = Problem(

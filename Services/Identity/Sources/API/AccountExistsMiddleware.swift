@@ -7,7 +7,7 @@ import SurgeRuntime
 /// `account-deleted` on every route, never data (not even an empty list).
 struct AccountExistsMiddleware: RouterMiddleware {
     typealias Context = SurgeRequestContext
-    let accounts: AccountStore
+    let accounts: Accounts
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let caller = context.callerID, try await !accounts.exists(caller) {

@@ -42,8 +42,8 @@ struct PasswordHasher: Sendable {
 /// Sign-up, sign-in (password, guest, Apple, Google), refresh and sign-out, and the JWKS the gateway verifies access
 /// tokens with.
 struct AuthController {
-    let accounts: AccountStore
-    let sessions: SessionStore
+    let accounts: Accounts
+    let sessions: Sessions
     let issuer: AccessTokenIssuerSlot
     let passwords: PasswordHasher
     let social: SocialTokenVerifier
@@ -126,13 +126,13 @@ struct AuthController {
     static func deviceName(_ given: String?, request: Request) throws -> String {
         if let given {
             var errors: [Problem.FieldError] = []
-            guard let name = ProfileRules.displayName(given, field: "deviceName", maxLength: SessionStore.maxNameLength, errors: &errors)
+            guard let name = ProfileRules.displayName(given, field: "deviceName", maxLength: Sessions.maxNameLength, errors: &errors)
             else { throw Problem.validation(errors) }
             return name
         }
         let agent = request.headers[.userAgent]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         let printable = String(agent.unicodeScalars.filter { $0.properties.generalCategory != .control }.map(Character.init))
-        return printable.isEmpty ? "Unknown device" : String(printable.prefix(SessionStore.maxNameLength))
+        return printable.isEmpty ? "Unknown device" : String(printable.prefix(Sessions.maxNameLength))
     }
 
     static func throttled(_ limit: SignInThrottle.Limit, retryAfter: Int) -> Problem {
@@ -202,8 +202,8 @@ struct AuthController {
     /// its own real clock. Every token identity issues (registration, sign-in, social sign-in, refresh, recovery) is
     /// made here, with the account's roles as they are now (`AdminRoles`) and its session (`sid`: the refresh token's
     /// family), so the gateway can refuse it once that session is revoked.
-    private func tokens(for account: Account, refresh: SessionStore.IssuedRefreshToken) async throws -> Tokens {
-        let roles = try await AdminRoles.roles(of: account.id, client: accounts.client, logger: accounts.logger)
+    private func tokens(for account: Account, refresh: Sessions.IssuedRefreshToken) async throws -> Tokens {
+        let roles = try await accounts.roles(of: account.id)
         let access = try await issuer.current.issue(userID: account.id, kind: account.kind.rawValue, roles: roles, sessionID: refresh.familyID)
         return Tokens(
             accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,

@@ -6,7 +6,7 @@ import SurgeRuntime
 
 /// Friend requests and friendships (002).
 struct FriendsController {
-    let friends: FriendStore
+    let friends: Friendships
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(IdentityAPI.listFriends, use: listFriends)

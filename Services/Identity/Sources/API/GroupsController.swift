@@ -6,7 +6,7 @@ import SurgeRuntime
 
 /// Groups and households (002, 004): private to their members; everything about a group answers 404 to anyone else.
 struct GroupsController {
-    let groups: GroupStore
+    let groups: Groups
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(IdentityAPI.createGroup, use: create)

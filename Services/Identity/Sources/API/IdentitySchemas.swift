@@ -29,7 +29,7 @@ enum IdentitySchemas {
             + "not one character repeated, not the e-mail's name, not a common password.")
     /// Trimmed, not empty, at most 100 characters, no control characters.
     static let deviceName = JSONSchema.Refinement.text(
-        maxLength: SessionStore.maxNameLength, nonBlank: true, controls: false, example: "Ann's phone")
+        maxLength: Sessions.maxNameLength, nonBlank: true, controls: false, example: "Ann's phone")
     /// `AccountToken`'s text: 64 base64url characters.
     static let mailedToken = JSONSchema.Refinement(
         pattern: "^[A-Za-z0-9_-]{\(AccountToken.textLength)}$", description: "The token from the mailed link (after `token=`).",

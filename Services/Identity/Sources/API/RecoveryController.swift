@@ -5,9 +5,9 @@ import SurgeRuntime
 
 /// Password reset, address verification and change, password change, and the caller's devices (docs/accounts.md).
 struct RecoveryController {
-    let accounts: AccountStore
-    let recovery: RecoveryStore
-    let sessions: SessionStore
+    let accounts: Accounts
+    let recovery: Recovery
+    let sessions: Sessions
     let passwords: PasswordHasher
     let auth: AuthController
 

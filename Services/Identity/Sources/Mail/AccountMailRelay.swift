@@ -3,7 +3,6 @@ import Foundation
 import IdentityDomain
 import Logging
 import NIOCore
-import PostgresNIO
 import SurgeContracts
 import SurgePostgres
 import SurgeRuntime
@@ -22,8 +21,7 @@ import SurgeRuntime
 /// - verification: sent while the address is still the account's unverified one or the one a change waits for.
 /// - address changed: a notice to the old address, naming the new one masked.
 struct AccountMailRelay: Sendable {
-    let client: PostgresClient
-    let logger: Logger
+    let storage: IdentityStorage
     let clock: ServiceClock
     let lifetimes: AccountTokenLifetimes
     let links: MailLinks
@@ -51,19 +49,21 @@ struct AccountMailRelay: Sendable {
         return handled
     }
 
+    private var logger: Logger { storage.logger }
+
     private func handleOne() async throws -> Bool {
         let now = clock.now()
-        let claimed = try await client.transaction(logger: logger) { connection -> Claimed? in
-            guard let request = try await RecoveryStore.nextDueMailRequest(at: now, on: connection, logger: logger) else { return nil }
+        let claimed = try await storage.transaction { stores -> Claimed? in
+            guard let request = try await stores.mail.nextDueRequest(at: now) else { return nil }
             let id = request.id
             guard let kind = request.kind,
                 let (mail, selector) = try await compose(
-                    kind, to: request.email, userID: request.userID, detail: request.detail, mailID: id, now: now, on: connection)
+                    kind, to: request.email, userID: request.userID, detail: request.detail, mailID: id, now: now, in: stores)
             else {
-                try await RecoveryStore.markNothingToSend(id, at: now, on: connection, logger: logger)
+                try await stores.mail.markNothingToSend(id, at: now)
                 return Claimed(id: id, attempts: request.attempts)
             }
-            try await RecoveryStore.leaseMailRequest(id, until: now.addingTimeInterval(Self.claimLease), on: connection, logger: logger)
+            try await stores.mail.lease(id, until: now.addingTimeInterval(Self.claimLease))
             return Claimed(id: id, attempts: request.attempts, mail: mail, tokenSelector: selector)
         }
         guard let claimed else { return false }
@@ -79,48 +79,53 @@ struct AccountMailRelay: Sendable {
             let attempts = claimed.attempts + 1
             let backoff = min(300, pow(2, Double(attempts - 1)))
             let givingUp = attempts >= Self.maxAttempts
-            try await RecoveryStore.markHandOverFailed(
-                claimed.id, tokenSelector: claimed.tokenSelector, attempts: attempts, nextAttemptAt: now.addingTimeInterval(backoff),
-                givingUp: givingUp, at: now, client: client, logger: logger)
+            // In one transaction: the token the mail carried is deleted, and the request waits or is given up.
+            try await storage.transaction { stores in
+                if let selector = claimed.tokenSelector { try await stores.mail.deleteToken(selector: selector) }
+                try await stores.mail.markHandOverFailed(
+                    claimed.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(backoff), givingUp: givingUp, at: now)
+            }
             logger.warning("Account mail not handed over", metadata: ["request": "\(claimed.id)", "attempt": "\(attempts)", "reason": "\(reason)"])
             // The notification service is not taking mail: the next round tries again.
             return false
         }
-        try await RecoveryStore.markHandedOver(claimed.id, as: mail.kind, at: now, client: client, logger: logger)
+        try await storage.read { stores in try await stores.mail.markHandedOver(claimed.id, as: mail.kind, at: now) }
         logger.info("Account mail handled", metadata: ["request": "\(claimed.id)", "outcome": "\(mail.kind.rawValue)"])
         return true
     }
 
     private func compose(
-        _ kind: AccountMail.Kind, to email: String, userID: UUID?, detail: String?, mailID: UUID, now: Date, on connection: PostgresConnection
+        _ kind: AccountMail.Kind, to email: String, userID: UUID?, detail: String?, mailID: UUID, now: Date, in stores: IdentityStores
     ) async throws -> (AccountMail, tokenSelector: Data?)? {
         switch kind {
         case .passwordReset:
-            guard let (id, name, locale, verified) = try await RecoveryStore.passwordAccount(withEmail: email, on: connection, logger: logger)
-            else { return nil }
-            let purpose: AccountTokenPurpose = verified ? .passwordReset : .emailVerification
-            return try await mail(purpose, mailID: mailID, userID: id, to: email, name: name, locale: locale, now: now, on: connection)
+            guard let account = try await stores.accounts.passwordRecipient(email: email) else { return nil }
+            let purpose: AccountTokenPurpose = account.verified ? .passwordReset : .emailVerification
+            return try await mail(
+                purpose, mailID: mailID, userID: account.userID, to: email, name: account.name, locale: account.locale, now: now, in: stores)
         case .emailVerification:
             guard let userID else { return nil }
-            guard let (name, locale) = try await RecoveryStore.recipientAwaitingVerification(userID, email: email, on: connection, logger: logger)
-            else { return nil }
-            return try await mail(.emailVerification, mailID: mailID, userID: userID, to: email, name: name, locale: locale, now: now, on: connection)
+            guard let recipient = try await stores.accounts.recipientAwaitingVerification(userID, email: email) else { return nil }
+            return try await mail(
+                .emailVerification, mailID: mailID, userID: userID, to: email, name: recipient.name, locale: recipient.locale, now: now, in: stores)
         case .emailChanged:
             guard let userID else { return nil }
-            guard let (name, locale) = try await RecoveryStore.recipient(userID, on: connection, logger: logger) else { return nil }
-            return (AccountMail(mailID: mailID, kind: .emailChanged, to: email, displayName: name, locale: locale, newAddress: detail), nil)
+            guard let recipient = try await stores.accounts.recipient(userID) else { return nil }
+            return (
+                AccountMail(mailID: mailID, kind: .emailChanged, to: email, displayName: recipient.name, locale: recipient.locale, newAddress: detail),
+                nil
+            )
         }
     }
 
     /// Makes a token for the mail and stores its selector and verifier hash; returns the mail and the selector.
     private func mail(
         _ purpose: AccountTokenPurpose, mailID: UUID, userID: UUID, to email: String, name: String, locale: String?, now: Date,
-        on connection: PostgresConnection
+        in stores: IdentityStores
     ) async throws -> (AccountMail, tokenSelector: Data?) {
         let token = AccountToken.generate()
         let lifetime = lifetimes.lifetime(of: purpose)
-        try await RecoveryStore.storeMailedToken(
-            token, purpose: purpose, userID: userID, to: email, at: now, expiresAt: now.addingTimeInterval(lifetime), on: connection, logger: logger)
+        try await stores.mail.storeToken(token, purpose: purpose, userID: userID, to: email, at: now, expiresAt: now.addingTimeInterval(lifetime))
         let kind: AccountMail.Kind = purpose == .passwordReset ? .passwordReset : .emailVerification
         let mail = AccountMail(
             mailID: mailID, kind: kind, to: email, displayName: name, locale: locale, link: links.link(purpose, token: token),

@@ -2,164 +2,64 @@ import Foundation
 import IdentityDomain
 import Logging
 import PostgresNIO
+import SurgeAuth
 import SurgeContracts
-import SurgeMessaging
 import SurgePostgres
 import SurgeRuntime
 
-/// Accounts, their credentials and their profile, preferences and training plan. Every change writes the events it
-/// causes in the same transaction.
-struct AccountStore: Sendable {
-    let client: PostgresClient
-    let outbox: Outbox
+/// Accounts, their credentials and linked identities, their profile, preferences and training plan, and who account
+/// mails go to, over one connection.
+struct AccountStore {
+    let connection: PostgresConnection
     let logger: Logger
-    let clock: ServiceClock
 
-    // MARK: Sign-up and sign-in
+    private static let columns = "u.id, u.display_name, u.avatar_url, u.email, u.time_zone, u.locale, u.kind, u.created_at"
 
-    func registerGuest(_ registration: GuestRegistration, trace: TraceContext) async throws -> Account {
-        let account = Account(
-            id: UUID(), displayName: registration.displayName, timeZone: registration.timeZone, locale: registration.locale,
-            kind: .guest, createdAt: clock.now())
-        try await client.transaction(logger: logger) { connection in
-            try await insert(account, on: connection)
-            try await outbox.append(registered(account), on: connection, at: account.createdAt, trace: trace, logger: logger)
-        }
-        return account
-    }
+    // MARK: Accounts
 
-    func registerWithPassword(_ registration: PasswordRegistration, passwordHash: String, trace: TraceContext) async throws -> Account {
-        let account = Account(
-            id: UUID(), displayName: registration.displayName, email: registration.email.value, timeZone: registration.timeZone,
-            locale: registration.locale, kind: .password, createdAt: clock.now())
-        do {
-            try await client.transaction(logger: logger) { connection in
-                try await insert(account, on: connection)
-                try await connection.execute(
-                    """
-                    INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
-                    VALUES (\(account.id), \(passwordHash), \(account.createdAt), \(account.createdAt))
-                    """, logger: logger)
-                try await RecoveryStore.enqueue(
-                    .emailVerification, to: registration.email.value, userID: account.id, at: account.createdAt, on: connection, logger: logger)
-                try await outbox.append(registered(account), on: connection, at: account.createdAt, trace: trace, logger: logger)
-            }
-        } catch where error.isUniqueViolation {
-            throw IdentityError.emailTaken
-        }
-        return account
-    }
-
-    /// The account with this e-mail and its password hash, if it has a password.
-    func passwordAccount(email: EmailAddress) async throws -> (account: Account, passwordHash: String)? {
-        let rows = try await client.run(
-            """
-            SELECT \(unescaped: AccountRows.columns), p.password_hash
-            FROM users u JOIN password_credentials p ON p.user_id = u.id
-            WHERE lower(u.email) = \(email.value)
-            """, logger: logger
-        ).collect()
-        guard let row = rows.first else { return nil }
-        let (id, name, avatar, address, zone, locale, kind, createdAt, hash) = try row.decode(
-            (UUID, String, String?, String?, String, String?, String, Date, String).self)
-        return (AccountRows.make(id, name, avatar, address, zone, locale, kind, createdAt), hash)
-    }
-
-    /// A guest attaches an e-mail and password and becomes a password account; nothing else changes.
-    func attachCredentials(_ userID: UUID, _ credentials: CredentialsAttachment, passwordHash: String, trace: TraceContext) async throws -> Account {
-        let now = clock.now()
-        do {
-            return try await client.transaction(logger: logger) { connection in
-                guard var account = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
-                    throw IdentityError.accountGone
-                }
-                guard account.kind == .guest else {
-                    throw IdentityError.credentialsExist
-                }
-                account.email = credentials.email.value
-                account.kind = .password
-                try await connection.execute(
-                    "UPDATE users SET email = \(account.email), kind = \(account.kind.rawValue), updated_at = \(now) WHERE id = \(userID)",
-                    logger: logger)
-                try await connection.execute(
-                    """
-                    INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
-                    VALUES (\(userID), \(passwordHash), \(now), \(now))
-                    """, logger: logger)
-                try await RecoveryStore.enqueue(
-                    .emailVerification, to: credentials.email.value, userID: userID, at: now, on: connection, logger: logger)
-                try await outbox.append(
-                    UserUpgraded(userID: userID, kind: .password, upgradedAt: now), on: connection, at: now, trace: trace, logger: logger)
-                return account
-            }
-        } catch where error.isUniqueViolation {
-            throw IdentityError.emailTaken
-        }
-    }
-
-    /// Signs in with a provider's identity: a known identity signs in to its account; otherwise a social account whose
-    /// e-mail is the identity's verified e-mail gets the identity linked; otherwise a new social account is created.
-    /// A password account with that e-mail is refused (409 `account-exists`): its owner never proved the address, so
-    /// linking would hand it to whoever registered it first.
-    func socialSignIn(
-        _ identity: SocialIdentity, requestedName: String?, timeZone: String?, trace: TraceContext, isRetry: Bool = false
-    ) async throws -> (account: Account, created: Bool) {
-        let now = clock.now()
-        do {
-            return try await client.transaction(logger: logger) { connection in
-                let known = try await connection.run(
-                    """
-                    SELECT \(unescaped: AccountRows.columns) FROM social_identities s JOIN users u ON u.id = s.user_id
-                    WHERE s.provider = \(identity.provider.rawValue) AND s.subject = \(identity.subject)
-                    """, logger: logger
-                ).collect()
-                if let row = known.first { return (try AccountRows.decode(row), false) }
-                if let email = identity.verifiedEmail {
-                    let matching = try await connection.run(
-                        """
-                        SELECT \(unescaped: AccountRows.columns), EXISTS (SELECT 1 FROM password_credentials p WHERE p.user_id = u.id)
-                        FROM users u WHERE lower(u.email) = \(email.value) FOR UPDATE
-                        """, logger: logger
-                    ).collect()
-                    if let row = matching.first {
-                        let (id, name, avatar, address, zone, locale, kind, createdAt, hasPassword) = try row.decode(
-                            (UUID, String, String?, String?, String, String?, String, Date, Bool).self)
-                        guard !hasPassword else { throw IdentityError.accountExists }
-                        let account = AccountRows.make(id, name, avatar, address, zone, locale, kind, createdAt)
-                        try await link(identity, to: account.id, at: now, on: connection)
-                        return (account, false)
-                    }
-                }
-                let account = Account(
-                    id: UUID(), displayName: identity.displayName(requested: requestedName), email: identity.verifiedEmail?.value,
-                    timeZone: timeZone ?? "UTC", locale: nil, kind: .social, createdAt: now)
-                try await insert(account, on: connection)
-                try await link(identity, to: account.id, at: now, on: connection)
-                try await outbox.append(registered(account), on: connection, at: now, trace: trace, logger: logger)
-                return (account, true)
-            }
-        } catch where error.isUniqueViolation && !isRetry {
-            // Someone signed in with the same identity or e-mail at the same moment: a second attempt finds it now.
-            return try await socialSignIn(identity, requestedName: requestedName, timeZone: timeZone, trace: trace, isRetry: true)
-        }
-    }
-
-    private func link(_ identity: SocialIdentity, to userID: UUID, at now: Date, on connection: PostgresConnection) async throws {
-        try await connection.execute(
-            """
-            INSERT INTO social_identities (provider, subject, user_id, email, linked_at)
-            VALUES (\(identity.provider.rawValue), \(identity.subject), \(userID), \(identity.verifiedEmail?.value), \(now))
-            """, logger: logger)
-    }
-
-    // MARK: Reading
-
-    func account(_ id: UUID) async throws -> Account? {
-        try await AccountRows.account(id, on: client, logger: logger)
+    /// The account; `locking` holds its row until the transaction ends.
+    func account(_ id: UUID, locking: Bool = false) async throws -> Account? {
+        let rows = try await connection.query(
+            "SELECT \(unescaped: Self.columns) FROM users u WHERE u.id = \(id) \(unescaped: locking ? "FOR UPDATE" : "")", logger: logger)
+        return try await rows.collect().first.map(Self.decode)
     }
 
     func exists(_ id: UUID) async throws -> Bool {
-        try await AccountRows.exists(id, on: client, logger: logger)
+        try await connection.count("SELECT 1 FROM users WHERE id = \(id)", logger: logger) > 0
+    }
+
+    func insert(_ account: Account) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO users (id, display_name, avatar_url, email, time_zone, locale, kind, created_at, updated_at, email_verified_at)
+            VALUES (\(account.id), \(account.displayName), \(account.avatarURL), \(account.email), \(account.timeZone), \(account.locale),
+                    \(account.kind.rawValue), \(account.createdAt), \(account.createdAt), \(Self.verifiedAt(account)))
+            """, logger: logger)
+    }
+
+    /// A social provider vouched for a new social account's address; anyone else's address waits for its link.
+    private static func verifiedAt(_ account: Account) -> Date? {
+        account.kind == .social && account.email != nil ? account.createdAt : nil
+    }
+
+    /// Writes the account's e-mail and kind (a guest attaching credentials).
+    func setEmailAndKind(of account: Account, at now: Date) async throws {
+        try await connection.execute(
+            "UPDATE users SET email = \(account.email), kind = \(account.kind.rawValue), updated_at = \(now) WHERE id = \(account.id)",
+            logger: logger)
+    }
+
+    func updateProfile(_ account: Account, at now: Date) async throws {
+        try await connection.execute(
+            """
+            UPDATE users SET display_name = \(account.displayName), avatar_url = \(account.avatarURL), time_zone = \(account.timeZone),
+                locale = \(account.locale), updated_at = \(now)
+            WHERE id = \(account.id)
+            """, logger: logger)
+    }
+
+    func delete(_ userID: UUID) async throws {
+        try await connection.execute("DELETE FROM users WHERE id = \(userID)", logger: logger)
     }
 
     /// Public profiles whose display name contains `query` (case-insensitive), by name; never the caller. Both the
@@ -167,7 +67,7 @@ struct AccountStore: Sendable {
     /// disagrees with it for some characters ("İ"), which would skip or repeat rows.
     func search(_ query: String, excluding caller: UUID, page: PageRequest<NamePosition>) async throws -> Page<PublicProfile> {
         let pattern = "%" + Self.escapeLike(query) + "%"
-        let rows = try await client.run(
+        let rows = try await connection.query(
             """
             SELECT u.id, u.display_name, u.avatar_url, lower(u.display_name) FROM users u
             WHERE lower(u.display_name) LIKE lower(\(pattern)) ESCAPE '\\' AND u.id <> \(caller)
@@ -189,37 +89,101 @@ struct AccountStore: Sendable {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 
-    // MARK: Profile, preferences, training plan
+    /// The roles an access token issued now for this account carries: `["admin"]` or none (`AdminRoles`).
+    func roles(of userID: UUID) async throws -> [String] {
+        let rows = try await connection.query("SELECT is_admin FROM users WHERE id = \(userID)", logger: logger).collect()
+        return try rows.first?.decode(Bool.self) == true ? [AccessTokenClaims.adminRole] : []
+    }
 
-    func updateProfile(_ userID: UUID, _ update: ProfileUpdate, trace: TraceContext) async throws -> Account {
-        let now = clock.now()
-        return try await client.transaction(logger: logger) { connection in
-            guard let before = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
-                throw IdentityError.accountGone
-            }
-            let after = update.applied(to: before)
-            guard after != before else { return before }
-            try await connection.execute(
-                """
-                UPDATE users SET display_name = \(after.displayName), avatar_url = \(after.avatarURL), time_zone = \(after.timeZone),
-                    locale = \(after.locale), updated_at = \(now)
-                WHERE id = \(userID)
-                """, logger: logger)
-            try await outbox.append(
-                ProfileChanged(
-                    userID: userID, displayName: after.displayName, avatarURL: after.avatarURL, timeZone: after.timeZone,
-                    previousTimeZone: before.timeZone, locale: after.locale, changedAt: now),
-                on: connection, at: now, trace: trace, logger: logger)
-            return after
+    // MARK: Passwords
+
+    /// The account with this e-mail and its password hash, if it has a password.
+    func passwordAccount(email: EmailAddress) async throws -> (account: Account, passwordHash: String)? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: Self.columns), p.password_hash
+            FROM users u JOIN password_credentials p ON p.user_id = u.id
+            WHERE lower(u.email) = \(email.value)
+            """, logger: logger
+        ).collect()
+        guard let row = rows.first else { return nil }
+        let (id, name, avatar, address, zone, locale, kind, createdAt, hash) = try row.decode(
+            (UUID, String, String?, String?, String, String?, String, Date, String).self)
+        return (Self.make(id, name, avatar, address, zone, locale, kind, createdAt), hash)
+    }
+
+    func passwordHash(_ userID: UUID) async throws -> String? {
+        try await connection.query("SELECT password_hash FROM password_credentials WHERE user_id = \(userID)", logger: logger)
+            .collect().first?.decode(String.self)
+    }
+
+    func insertPassword(_ passwordHash: String, of userID: UUID, at now: Date) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
+            VALUES (\(userID), \(passwordHash), \(now), \(now))
+            """, logger: logger)
+    }
+
+    func setPassword(_ passwordHash: String, of userID: UUID, at now: Date) async throws {
+        try await connection.execute(
+            "UPDATE password_credentials SET password_hash = \(passwordHash), updated_at = \(now) WHERE user_id = \(userID)", logger: logger)
+    }
+
+    /// When the account's password was set and last changed, if it has one.
+    func passwordTimes(of userID: UUID) async throws -> (createdAt: Date, updatedAt: Date)? {
+        try await connection.query("SELECT created_at, updated_at FROM password_credentials WHERE user_id = \(userID)", logger: logger)
+            .collect().first?.decode((Date, Date).self)
+    }
+
+    // MARK: Social identities
+
+    /// The account a provider's identity is linked to.
+    func account(linkedTo identity: SocialIdentity) async throws -> Account? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM social_identities s JOIN users u ON u.id = s.user_id
+            WHERE s.provider = \(identity.provider.rawValue) AND s.subject = \(identity.subject)
+            """, logger: logger
+        ).collect()
+        return try rows.first.map(Self.decode)
+    }
+
+    /// The account with this e-mail, locked, and whether it has a password.
+    func lockedAccount(email: EmailAddress) async throws -> (account: Account, hasPassword: Bool)? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: Self.columns), EXISTS (SELECT 1 FROM password_credentials p WHERE p.user_id = u.id)
+            FROM users u WHERE lower(u.email) = \(email.value) FOR UPDATE
+            """, logger: logger
+        ).collect()
+        guard let row = rows.first else { return nil }
+        let (id, name, avatar, address, zone, locale, kind, createdAt, hasPassword) = try row.decode(
+            (UUID, String, String?, String?, String, String?, String, Date, Bool).self)
+        return (Self.make(id, name, avatar, address, zone, locale, kind, createdAt), hasPassword)
+    }
+
+    func link(_ identity: SocialIdentity, to userID: UUID, at now: Date) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO social_identities (provider, subject, user_id, email, linked_at)
+            VALUES (\(identity.provider.rawValue), \(identity.subject), \(userID), \(identity.verifiedEmail?.value), \(now))
+            """, logger: logger)
+    }
+
+    func linkedIdentities(of userID: UUID) async throws -> [IdentityExport.LinkedIdentity] {
+        try await connection.query(
+            "SELECT provider, subject, email, linked_at FROM social_identities WHERE user_id = \(userID) ORDER BY linked_at", logger: logger
+        ).collect().map { row in
+            let (provider, subject, email, linkedAt) = try row.decode((String, String, String?, Date).self)
+            return IdentityExport.LinkedIdentity(provider: provider, subject: subject, email: email, linkedAt: linkedAt)
         }
     }
 
-    func preferences(_ userID: UUID) async throws -> (Preferences, updatedAt: Date?) {
-        try await Self.preferences(userID, on: client, logger: logger)
-    }
+    // MARK: Preferences and training plan
 
-    static func preferences(_ userID: UUID, on runner: some QueryRunner, logger: Logger) async throws -> (Preferences, updatedAt: Date?) {
-        let rows = try await runner.run(
+    func preferences(_ userID: UUID) async throws -> (Preferences, updatedAt: Date?) {
+        let rows = try await connection.query(
             """
             SELECT notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end, disabled_categories, telemetry_opt_out, updated_at
             FROM preferences WHERE user_id = \(userID)
@@ -239,44 +203,24 @@ struct AccountStore: Sendable {
         return (.defaults, nil)
     }
 
-    /// Saves the whole preferences; emits `PreferencesChanged` when anything changed.
-    func savePreferences(_ userID: UUID, _ preferences: Preferences, trace: TraceContext) async throws -> (Preferences, updatedAt: Date?) {
-        let now = clock.now()
-        return try await client.transaction(logger: logger) { connection in
-            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityError.accountGone }
-            let (current, updatedAt) = try await Self.preferences(userID, on: connection, logger: logger)
-            if current == preferences && updatedAt != nil { return (current, updatedAt) }
-            try await connection.execute(
-                """
-                INSERT INTO preferences (user_id, notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end,
-                                         disabled_categories, telemetry_opt_out, updated_at)
-                VALUES (\(userID), \(preferences.notificationsEnabled), \(preferences.dailyReminderTime?.description),
-                        \(preferences.quietHours?.start.description), \(preferences.quietHours?.end.description),
-                        \(preferences.disabledCategories.map(\.rawValue)), \(preferences.telemetryOptOut), \(now))
-                ON CONFLICT (user_id) DO UPDATE SET
-                    notifications_enabled = EXCLUDED.notifications_enabled, daily_reminder_time = EXCLUDED.daily_reminder_time,
-                    quiet_hours_start = EXCLUDED.quiet_hours_start, quiet_hours_end = EXCLUDED.quiet_hours_end,
-                    disabled_categories = EXCLUDED.disabled_categories, telemetry_opt_out = EXCLUDED.telemetry_opt_out,
-                    updated_at = EXCLUDED.updated_at
-                """, logger: logger)
-            if current != preferences {
-                try await outbox.append(
-                    PreferencesChanged(
-                        userID: userID, notificationsEnabled: preferences.notificationsEnabled, dailyReminderTime: preferences.dailyReminderTime,
-                        quietHours: preferences.quietHours, disabledCategories: preferences.disabledCategories,
-                        telemetryOptOut: preferences.telemetryOptOut, changedAt: now),
-                    on: connection, at: now, trace: trace, logger: logger)
-            }
-            return (preferences, now)
-        }
+    func savePreferences(_ preferences: Preferences, of userID: UUID, at now: Date) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO preferences (user_id, notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end,
+                                     disabled_categories, telemetry_opt_out, updated_at)
+            VALUES (\(userID), \(preferences.notificationsEnabled), \(preferences.dailyReminderTime?.description),
+                    \(preferences.quietHours?.start.description), \(preferences.quietHours?.end.description),
+                    \(preferences.disabledCategories.map(\.rawValue)), \(preferences.telemetryOptOut), \(now))
+            ON CONFLICT (user_id) DO UPDATE SET
+                notifications_enabled = EXCLUDED.notifications_enabled, daily_reminder_time = EXCLUDED.daily_reminder_time,
+                quiet_hours_start = EXCLUDED.quiet_hours_start, quiet_hours_end = EXCLUDED.quiet_hours_end,
+                disabled_categories = EXCLUDED.disabled_categories, telemetry_opt_out = EXCLUDED.telemetry_opt_out,
+                updated_at = EXCLUDED.updated_at
+            """, logger: logger)
     }
 
     func trainingPlan(_ userID: UUID) async throws -> (TrainingPlan, updatedAt: Date)? {
-        try await Self.trainingPlan(userID, on: client, logger: logger)
-    }
-
-    static func trainingPlan(_ userID: UUID, on runner: some QueryRunner, logger: Logger) async throws -> (TrainingPlan, updatedAt: Date)? {
-        let rows = try await runner.run(
+        let rows = try await connection.query(
             """
             SELECT activity_level, max_push_ups_in_one_set, days_per_week, daily_goal, starting_series, recovery_seconds, updated_at
             FROM training_plans WHERE user_id = \(userID)
@@ -290,96 +234,100 @@ struct AccountStore: Sendable {
         return nil
     }
 
-    /// Saves the plan and emits `TrainingPlanChanged`.
-    func saveTrainingPlan(_ userID: UUID, _ plan: TrainingPlan, trace: TraceContext) async throws -> Date {
-        let now = clock.now()
-        try await client.transaction(logger: logger) { connection in
-            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityError.accountGone }
-            try await connection.execute(
-                """
-                INSERT INTO training_plans (user_id, activity_level, max_push_ups_in_one_set, days_per_week, daily_goal, starting_series,
-                                            recovery_seconds, updated_at)
-                VALUES (\(userID), \(plan.answers.activityLevel.rawValue), \(plan.answers.maxPushUpsInOneSet), \(plan.answers.daysPerWeek),
-                        \(plan.dailyGoal), \(plan.startingSeries), \(plan.recoverySeconds), \(now))
-                ON CONFLICT (user_id) DO UPDATE SET
-                    activity_level = EXCLUDED.activity_level, max_push_ups_in_one_set = EXCLUDED.max_push_ups_in_one_set,
-                    days_per_week = EXCLUDED.days_per_week, daily_goal = EXCLUDED.daily_goal, starting_series = EXCLUDED.starting_series,
-                    recovery_seconds = EXCLUDED.recovery_seconds, updated_at = EXCLUDED.updated_at
-                """, logger: logger)
-            try await outbox.append(
-                TrainingPlanChanged(
-                    userID: userID, activityLevel: plan.answers.activityLevel, maxPushUpsInOneSet: plan.answers.maxPushUpsInOneSet,
-                    daysPerWeek: plan.answers.daysPerWeek, dailyGoal: plan.dailyGoal, startingSeries: plan.startingSeries,
-                    recoverySeconds: plan.recoverySeconds, changedAt: now),
-                on: connection, at: now, trace: trace, logger: logger)
-        }
-        return now
-    }
-
-    // MARK: Deletion
-
-    /// Deletes the account and everything identity keeps about it, in one transaction: the user leaves every group
-    /// (ownership passes on, a group left empty is deleted), friendships end, pending requests are withdrawn or
-    /// declined, sessions and credentials go. Emits the membership and friendship events, then `UserDeleted` last.
-    func delete(_ userID: UUID, trace: TraceContext) async throws {
-        let now = clock.now()
-        try await client.transaction(logger: logger) { connection in
-            guard let account = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
-                throw IdentityError.accountGone
-            }
-            let groupIDs = try await connection.run(
-                "SELECT group_id FROM group_members WHERE user_id = \(userID) ORDER BY group_id", logger: logger
-            ).collect().map { try $0.decode(UUID.self) }
-            for groupID in groupIDs {
-                try await GroupStore.depart(
-                    userID, from: groupID, change: .left, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
-            }
-            try await FriendStore.endEverything(of: userID, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
-            if let email = account.email {
-                try await connection.execute("DELETE FROM sign_in_failures WHERE email = \(email)", logger: logger)
-                try await connection.execute("DELETE FROM mail_requests WHERE email = \(email)", logger: logger)
-            }
-            try await connection.execute("DELETE FROM users WHERE id = \(userID)", logger: logger)
-            try await outbox.append(UserDeleted(userID: userID, deletedAt: now), on: connection, at: now, trace: trace, logger: logger)
-        }
-    }
-
-    // MARK: Helpers
-
-    private func insert(_ account: Account, on connection: PostgresConnection) async throws {
+    func saveTrainingPlan(_ plan: TrainingPlan, of userID: UUID, at now: Date) async throws {
         try await connection.execute(
             """
-            INSERT INTO users (id, display_name, avatar_url, email, time_zone, locale, kind, created_at, updated_at, email_verified_at)
-            VALUES (\(account.id), \(account.displayName), \(account.avatarURL), \(account.email), \(account.timeZone), \(account.locale),
-                    \(account.kind.rawValue), \(account.createdAt), \(account.createdAt), \(verifiedAt(account)))
+            INSERT INTO training_plans (user_id, activity_level, max_push_ups_in_one_set, days_per_week, daily_goal, starting_series,
+                                        recovery_seconds, updated_at)
+            VALUES (\(userID), \(plan.answers.activityLevel.rawValue), \(plan.answers.maxPushUpsInOneSet), \(plan.answers.daysPerWeek),
+                    \(plan.dailyGoal), \(plan.startingSeries), \(plan.recoverySeconds), \(now))
+            ON CONFLICT (user_id) DO UPDATE SET
+                activity_level = EXCLUDED.activity_level, max_push_ups_in_one_set = EXCLUDED.max_push_ups_in_one_set,
+                days_per_week = EXCLUDED.days_per_week, daily_goal = EXCLUDED.daily_goal, starting_series = EXCLUDED.starting_series,
+                recovery_seconds = EXCLUDED.recovery_seconds, updated_at = EXCLUDED.updated_at
             """, logger: logger)
     }
 
-    /// A social provider vouched for a new social account's address; anyone else's address waits for its link.
-    private func verifiedAt(_ account: Account) -> Date? {
-        account.kind == .social && account.email != nil ? account.createdAt : nil
+    // MARK: Addresses
+
+    /// The address, whether it is verified, and the address a change waits to verify.
+    func emailStatus(_ userID: UUID) async throws -> (email: String?, verified: Bool, pending: String?)? {
+        let rows = try await connection.query(
+            "SELECT email, email_verified_at IS NOT NULL, pending_email FROM users WHERE id = \(userID)", logger: logger
+        ).collect()
+        return try rows.first.map { try $0.decode((String?, Bool, String?).self) }
     }
 
-    /// Sets a new password (the current one was checked) and signs every device out.
-    func changePassword(_ userID: UUID, passwordHash: String, trace: TraceContext? = nil) async throws {
-        let now = clock.now()
-        try await client.transaction(logger: logger) { connection in
-            try await connection.execute(
-                "UPDATE password_credentials SET password_hash = \(passwordHash), updated_at = \(now) WHERE user_id = \(userID)", logger: logger)
-            try await SessionStore.revokeEverySession(
-                of: userID, reason: .passwordChanged, at: now, outbox: outbox, trace: trace, on: connection, logger: logger)
-        }
+    /// The account's address and the one a change waits for, locked.
+    func lockedAddresses(_ userID: UUID) async throws -> (current: String?, pending: String?)? {
+        let rows = try await connection.query("SELECT email, pending_email FROM users WHERE id = \(userID) FOR UPDATE", logger: logger).collect()
+        return try rows.first?.decode((String?, String?).self)
     }
 
-    /// The caller's password hash, if the account has a password.
-    func passwordHash(_ userID: UUID) async throws -> String? {
-        try await client.query("SELECT password_hash FROM password_credentials WHERE user_id = \(userID)", logger: logger)
-            .collect().first?.decode(String.self)
+    func isEmailTaken(_ email: EmailAddress, byOtherThan userID: UUID) async throws -> Bool {
+        try await connection.count("SELECT 1 FROM users WHERE lower(email) = \(email.value) AND id <> \(userID)", logger: logger) > 0
     }
 
-    private func registered(_ account: Account) -> UserRegistered {
-        UserRegistered(
-            userID: account.id, displayName: account.displayName, timeZone: account.timeZone, locale: account.locale, kind: account.kind,
-            registeredAt: account.createdAt)
+    func setPendingEmail(_ email: EmailAddress, of userID: UUID, at now: Date) async throws {
+        try await connection.execute("UPDATE users SET pending_email = \(email.value), updated_at = \(now) WHERE id = \(userID)", logger: logger)
+    }
+
+    func markEmailVerified(_ userID: UUID, at now: Date) async throws {
+        try await connection.execute("UPDATE users SET email_verified_at = \(now), updated_at = \(now) WHERE id = \(userID)", logger: logger)
+    }
+
+    /// The address a change waited for becomes the account's, verified.
+    func adoptVerifiedEmail(_ email: String, of userID: UUID, at now: Date) async throws {
+        try await connection.execute(
+            """
+            UPDATE users SET email = \(email), pending_email = NULL, email_verified_at = \(now), updated_at = \(now)
+            WHERE id = \(userID)
+            """, logger: logger)
+    }
+
+    // MARK: Whom account mails go to
+
+    /// The account with a password whose address is this one, whatever its case, and whether the address is verified.
+    func passwordRecipient(email: String) async throws -> (userID: UUID, name: String, locale: String?, verified: Bool)? {
+        let rows = try await connection.query(
+            """
+            SELECT u.id, u.display_name, u.locale, u.email_verified_at IS NOT NULL FROM users u
+            JOIN password_credentials p ON p.user_id = u.id WHERE lower(u.email) = \(email)
+            """, logger: logger
+        ).collect()
+        return try rows.first?.decode((UUID, String, String?, Bool).self)
+    }
+
+    /// The user's name and locale, while the address is still the account's unverified one or the one a change waits for.
+    func recipientAwaitingVerification(_ userID: UUID, email: String) async throws -> (name: String, locale: String?)? {
+        let rows = try await connection.query(
+            """
+            SELECT display_name, locale FROM users
+            WHERE id = \(userID) AND ((email = \(email) AND email_verified_at IS NULL) OR pending_email = \(email))
+            """, logger: logger
+        ).collect()
+        return try rows.first?.decode((String, String?).self)
+    }
+
+    func recipient(_ userID: UUID) async throws -> (name: String, locale: String?)? {
+        let rows = try await connection.query("SELECT display_name, locale FROM users WHERE id = \(userID)", logger: logger).collect()
+        return try rows.first?.decode((String, String?).self)
+    }
+
+    // MARK: Rows
+
+    private static func decode(_ row: PostgresRow) throws -> Account {
+        let (id, displayName, avatarURL, email, timeZone, locale, kind, createdAt) = try row.decode(
+            (UUID, String, String?, String?, String, String?, String, Date).self)
+        return make(id, displayName, avatarURL, email, timeZone, locale, kind, createdAt)
+    }
+
+    private static func make(
+        _ id: UUID, _ displayName: String, _ avatarURL: String?, _ email: String?, _ timeZone: String, _ locale: String?, _ kind: String,
+        _ createdAt: Date
+    ) -> Account {
+        Account(
+            id: id, displayName: displayName, avatarURL: avatarURL, email: email, timeZone: timeZone, locale: locale,
+            kind: AccountKind(rawValue: kind) ?? .guest, createdAt: createdAt)
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import SurgeAuth
 
 /// The admin role of accounts (`users.is_admin`). Never granted through the API: an operator runs
 /// `surge-admin grant-admin --email ...` or `revoke-admin`, which call `set` on identity's schema. Identity reads the
@@ -28,11 +27,5 @@ public enum AdminRoles {
         guard let row = rows.first else { return .noSuchAccount }
         let (id, was) = try row.decode((UUID, Bool).self)
         return .updated(userID: id, changed: was != admin)
-    }
-
-    /// The roles an access token issued now for this account carries: `["admin"]` or none.
-    static func roles(of userID: UUID, client: PostgresClient, logger: Logger) async throws -> [String] {
-        let rows = try await client.query("SELECT is_admin FROM users WHERE id = \(userID)", logger: logger).collect()
-        return try rows.first?.decode(Bool.self) == true ? [AccessTokenClaims.adminRole] : []
     }
 }

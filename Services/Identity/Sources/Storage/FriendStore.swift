@@ -3,103 +3,79 @@ import IdentityDomain
 import Logging
 import PostgresNIO
 import SurgeContracts
-import SurgeMessaging
 import SurgePostgres
 import SurgeRuntime
 
-/// Friend requests and friendships. A request someone may not act on is answered as not found.
-struct FriendStore: Sendable {
-    let client: PostgresClient
-    let outbox: Outbox
+/// Friend requests and friendships, over one connection.
+struct FriendStore {
+    let connection: PostgresConnection
     let logger: Logger
-    let clock: ServiceClock
 
-
-    func send(from requesterID: UUID, to addresseeID: UUID, trace: TraceContext) async throws -> FriendRequest {
-        guard requesterID != addresseeID else { throw IdentityError.invalidField("userID", "must be someone else") }
-        let now = clock.now()
-        do {
-            return try await client.transaction(logger: logger) { connection in
-                guard let requester = try await AccountRows.account(requesterID, on: connection, logger: logger) else {
-                    throw IdentityError.accountGone
-                }
-                guard let addressee = try await AccountRows.account(addresseeID, on: connection, logger: logger) else {
-                    throw IdentityError.notFound(.user)
-                }
-                let friends = try await connection.count(
-                    "SELECT 1 FROM friendships WHERE user_id = \(requesterID) AND friend_id = \(addresseeID)", logger: logger)
-                guard friends == 0 else { throw IdentityError.alreadyFriends }
-                let request = FriendRequest(id: UUID(), requester: requester.publicProfile, addressee: addressee.publicProfile, createdAt: now)
-                try await connection.execute(
-                    """
-                    INSERT INTO friend_requests (id, requester_id, addressee_id, created_at)
-                    VALUES (\(request.id), \(requesterID), \(addresseeID), \(now))
-                    """, logger: logger)
-                try await outbox.append(
-                    FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: .requested, actorID: requesterID, changedAt: now),
-                    on: connection, at: now, trace: trace, logger: logger)
-                return request
-            }
-        } catch where error.isUniqueViolation {
-            throw IdentityError.friendRequestExists
-        }
+    func areFriends(_ userID: UUID, _ otherID: UUID) async throws -> Bool {
+        try await connection.count("SELECT 1 FROM friendships WHERE user_id = \(userID) AND friend_id = \(otherID)", logger: logger) > 0
     }
 
-    /// The addressee accepts: the request becomes a friendship.
-    func accept(_ requestID: UUID, by userID: UUID, trace: TraceContext) async throws -> Friend {
-        let now = clock.now()
-        return try await client.transaction(logger: logger) { connection in
-            let (requesterID, addresseeID) = try await pending(requestID, on: connection)
-            guard addresseeID == userID else { throw IdentityError.notFound(.friendRequest) }
-            try await connection.execute("DELETE FROM friend_requests WHERE id = \(requestID)", logger: logger)
-            try await connection.execute(
-                """
-                INSERT INTO friendships (user_id, friend_id, requester_id, since) VALUES
-                    (\(requesterID), \(addresseeID), \(requesterID), \(now)), (\(addresseeID), \(requesterID), \(requesterID), \(now))
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-            try await outbox.append(
-                FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: .accepted, actorID: userID, changedAt: now),
-                on: connection, at: now, trace: trace, logger: logger)
-            guard let requester = try await AccountRows.account(requesterID, on: connection, logger: logger) else { throw IdentityError.notFound(.friendRequest) }
-            return Friend(user: requester.publicProfile, since: now)
-        }
+    func insertRequest(_ request: FriendRequest) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO friend_requests (id, requester_id, addressee_id, created_at)
+            VALUES (\(request.id), \(request.requester.id), \(request.addressee.id), \(request.createdAt))
+            """, logger: logger)
     }
 
-    /// The addressee declines, or the requester cancels.
-    func close(_ requestID: UUID, by userID: UUID, as status: FriendshipStatus, trace: TraceContext) async throws {
-        let now = clock.now()
-        try await client.transaction(logger: logger) { connection in
-            let (requesterID, addresseeID) = try await pending(requestID, on: connection)
-            let allowed = status == .declined ? addresseeID == userID : requesterID == userID
-            guard allowed else { throw IdentityError.notFound(.friendRequest) }
-            try await connection.execute("DELETE FROM friend_requests WHERE id = \(requestID)", logger: logger)
-            try await outbox.append(
-                FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: status, actorID: userID, changedAt: now),
-                on: connection, at: now, trace: trace, logger: logger)
-        }
+    /// A pending request's two sides, locked until the transaction ends.
+    func lockedRequest(_ requestID: UUID) async throws -> (requester: UUID, addressee: UUID)? {
+        try await connection.query(
+            "SELECT requester_id, addressee_id FROM friend_requests WHERE id = \(requestID) FOR UPDATE", logger: logger
+        ).collect().first?.decode((UUID, UUID).self)
     }
 
-    func remove(friend friendID: UUID, of userID: UUID, trace: TraceContext) async throws {
-        let now = clock.now()
-        try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.run(
-                """
-                DELETE FROM friendships WHERE (user_id = \(userID) AND friend_id = \(friendID)) OR (user_id = \(friendID) AND friend_id = \(userID))
-                RETURNING requester_id
-                """, logger: logger
-            ).collect()
-            guard let requesterID = try rows.first?.decode(UUID.self) else { throw IdentityError.notFound(.friend) }
-            let addresseeID = requesterID == userID ? friendID : userID
-            try await outbox.append(
-                FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: .removed, actorID: userID, changedAt: now),
-                on: connection, at: now, trace: trace, logger: logger)
-        }
+    func deleteRequest(_ requestID: UUID) async throws {
+        try await connection.execute("DELETE FROM friend_requests WHERE id = \(requestID)", logger: logger)
     }
 
-    /// The caller's friends, by display name. The cursor keeps PostgreSQL's `lower()` of the name, the sort key itself.
+    /// The friendship, both ways.
+    func befriend(_ requesterID: UUID, _ addresseeID: UUID, at now: Date) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO friendships (user_id, friend_id, requester_id, since) VALUES
+                (\(requesterID), \(addresseeID), \(requesterID), \(now)), (\(addresseeID), \(requesterID), \(requesterID), \(now))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
+    /// Ends a friendship both ways; returns who asked for it, or nil when there was none.
+    func unfriend(_ userID: UUID, _ friendID: UUID) async throws -> UUID? {
+        try await connection.query(
+            """
+            DELETE FROM friendships WHERE (user_id = \(userID) AND friend_id = \(friendID)) OR (user_id = \(friendID) AND friend_id = \(userID))
+            RETURNING requester_id
+            """, logger: logger
+        ).collect().first?.decode(UUID.self)
+    }
+
+    /// Ends every friendship of the user, both ways; returns each friend and who asked for the friendship.
+    func unfriendEveryone(of userID: UUID) async throws -> [(friendID: UUID, requesterID: UUID)] {
+        let friendships = try await connection.query(
+            "DELETE FROM friendships WHERE user_id = \(userID) RETURNING friend_id, requester_id", logger: logger
+        ).collect().map { try $0.decode((UUID, UUID).self) }
+        try await connection.execute("DELETE FROM friendships WHERE friend_id = \(userID)", logger: logger)
+        return friendships.map { (friendID: $0.0, requesterID: $0.1) }
+    }
+
+    /// Deletes every request to or from the user; returns their sides.
+    func deleteRequests(of userID: UUID) async throws -> [(requesterID: UUID, addresseeID: UUID)] {
+        try await connection.query(
+            """
+            DELETE FROM friend_requests WHERE requester_id = \(userID) OR addressee_id = \(userID)
+            RETURNING requester_id, addressee_id
+            """, logger: logger
+        ).collect().map { try $0.decode((UUID, UUID).self) }.map { (requesterID: $0.0, addresseeID: $0.1) }
+    }
+
+    /// The user's friends, by display name. The cursor keeps PostgreSQL's `lower()` of the name, the sort key itself.
     func friends(of userID: UUID, page: PageRequest<NamePosition>) async throws -> Page<Friend> {
-        let rows = try await client.run(
+        let rows = try await connection.query(
             """
             SELECT u.id, u.display_name, u.avatar_url, f.since, lower(u.display_name) FROM friendships f JOIN users u ON u.id = f.friend_id
             WHERE f.user_id = \(userID)
@@ -117,10 +93,10 @@ struct FriendStore: Sendable {
         return page.page(friends) { NamePosition(name: positions[$0.user.id] ?? "", id: $0.user.id) }
     }
 
-    /// Pending requests to or from the caller, oldest first.
+    /// Pending requests to or from the user, oldest first.
     func requests(of userID: UUID, direction: FriendRequestDirection, page: PageRequest<SequencePosition>) async throws -> Page<FriendRequest> {
         let mine = direction == .incoming ? "r.addressee_id" : "r.requester_id"
-        let rows = try await client.run(
+        let rows = try await connection.query(
             """
             SELECT r.id, r.seq, r.created_at, q.id, q.display_name, q.avatar_url, a.id, a.display_name, a.avatar_url
             FROM friend_requests r JOIN users q ON q.id = r.requester_id JOIN users a ON a.id = r.addressee_id
@@ -141,41 +117,33 @@ struct FriendStore: Sendable {
         return page.page(requests) { SequencePosition(seq: positions[$0.id] ?? 0) }
     }
 
-    private func pending(_ requestID: UUID, on connection: PostgresConnection) async throws -> (requester: UUID, addressee: UUID) {
-        let rows = try await connection.run(
-            "SELECT requester_id, addressee_id FROM friend_requests WHERE id = \(requestID) FOR UPDATE", logger: logger
-        ).collect()
-        guard let row = rows.first else { throw IdentityError.notFound(.friendRequest) }
-        return try row.decode((UUID, UUID).self)
+    /// Every friend of the user, by when the friendship began, for an export.
+    func allFriends(of userID: UUID) async throws -> [Friend] {
+        try await connection.query(
+            """
+            SELECT u.id, u.display_name, u.avatar_url, f.since FROM friendships f JOIN users u ON u.id = f.friend_id
+            WHERE f.user_id = \(userID) ORDER BY f.since, u.id
+            """, logger: logger
+        ).collect().map { row in
+            let (id, name, avatar, since) = try row.decode((UUID, String, String?, Date).self)
+            return Friend(user: PublicProfile(id: id, displayName: name, avatarURL: avatar), since: since)
+        }
     }
 
-    /// Ends every friendship and pending request of a user whose account is being deleted: friendships are removed,
-    /// requests they sent are cancelled, requests they received are declined.
-    static func endEverything(
-        of userID: UUID, outbox: Outbox, on connection: PostgresConnection, now: Date, trace: TraceContext, logger: Logger
-    ) async throws {
-        let friendships = try await connection.run(
-            "DELETE FROM friendships WHERE user_id = \(userID) RETURNING friend_id, requester_id", logger: logger
-        ).collect().map { try $0.decode((UUID, UUID).self) }
-        try await connection.execute("DELETE FROM friendships WHERE friend_id = \(userID)", logger: logger)
-        for (friendID, requesterID) in friendships {
-            let addresseeID = requesterID == userID ? friendID : userID
-            try await outbox.append(
-                FriendshipChanged(requesterID: requesterID, addresseeID: addresseeID, status: .removed, actorID: userID, changedAt: now),
-                on: connection, at: now, trace: trace, logger: logger)
-        }
-        let requests = try await connection.run(
+    /// Every pending request to or from the user, oldest first, for an export.
+    func allRequests(of userID: UUID) async throws -> [FriendRequest] {
+        try await connection.query(
             """
-            DELETE FROM friend_requests WHERE requester_id = \(userID) OR addressee_id = \(userID)
-            RETURNING requester_id, addressee_id
+            SELECT r.id, r.created_at, q.id, q.display_name, q.avatar_url, a.id, a.display_name, a.avatar_url
+            FROM friend_requests r JOIN users q ON q.id = r.requester_id JOIN users a ON a.id = r.addressee_id
+            WHERE r.requester_id = \(userID) OR r.addressee_id = \(userID) ORDER BY r.seq
             """, logger: logger
-        ).collect().map { try $0.decode((UUID, UUID).self) }
-        for (requesterID, addresseeID) in requests {
-            try await outbox.append(
-                FriendshipChanged(
-                    requesterID: requesterID, addresseeID: addresseeID, status: requesterID == userID ? .cancelled : .declined,
-                    actorID: userID, changedAt: now),
-                on: connection, at: now, trace: trace, logger: logger)
+        ).collect().map { row in
+            let (id, createdAt, requesterID, requesterName, requesterAvatar, addresseeID, addresseeName, addresseeAvatar) = try row.decode(
+                (UUID, Date, UUID, String, String?, UUID, String, String?).self)
+            return FriendRequest(
+                id: id, requester: PublicProfile(id: requesterID, displayName: requesterName, avatarURL: requesterAvatar),
+                addressee: PublicProfile(id: addresseeID, displayName: addresseeName, avatarURL: addresseeAvatar), createdAt: createdAt)
         }
     }
 }

@@ -18,7 +18,7 @@ struct SigningKeyStore: Sendable {
     /// first insert wins, the others do nothing, and all read back the winner.
     func developmentKey() async throws -> SigningKey {
         let candidate = try SigningKey.generate()
-        try await client.execute(
+        try await client.query(
             "INSERT INTO development_signing_key (key_id, seed) VALUES (\(candidate.id), \(candidate.seed)) ON CONFLICT DO NOTHING",
             logger: logger)
         let rows = try await client.query("SELECT key_id, seed FROM development_signing_key", logger: logger).collect()

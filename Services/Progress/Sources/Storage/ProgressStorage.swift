@@ -45,24 +45,3 @@ struct ProgressStorage {
             outbox: EventOutbox(outbox: outbox, connection: connection, logger: logger))
     }
 }
-
-/// The events a unit of work causes, written on its connection so that they commit with it (`Outbox`).
-struct EventOutbox {
-    let outbox: Outbox
-    let connection: PostgresConnection
-    let logger: Logger
-
-    func append<Payload: EventPayload>(_ payload: Payload, at time: Date, trace: TraceContext?) async throws {
-        try await outbox.append(payload, on: connection, at: time, trace: trace, logger: logger)
-    }
-
-    /// The event a payload becomes, to write several in one statement with `append(_:)`.
-    func record<Payload: EventPayload>(_ payload: Payload, at time: Date, trace: TraceContext?) throws -> (EventRecord, topic: String) {
-        try outbox.record(payload, at: time, trace: trace)
-    }
-
-    /// Several events in one statement (one round trip), in the order given.
-    func append(_ events: [(EventRecord, topic: String)]) async throws {
-        try await outbox.append(events, on: connection, logger: logger)
-    }
-}
