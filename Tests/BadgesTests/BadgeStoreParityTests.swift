@@ -35,7 +35,7 @@ struct BadgeStoreParityTests {
             try await routes.database.withConnection { connection in
                 try await connection.query(
                     "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants", logger: routes.logger)
-                try await RebuildWriter.write(memory.value, on: connection, logger: routes.logger)
+                try await RebuildWriter(connection: connection, logger: routes.logger).write(memory.value)
             }
             #expect(try await rows(routes) == written)
         }

@@ -14,7 +14,7 @@ struct RebuildStore {
         try await connection.query("CREATE TEMPORARY TABLE previous_awards ON COMMIT DROP AS SELECT * FROM awards", logger: logger)
         try await connection.query(
             "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants", logger: logger)
-        try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
+        try await RebuildWriter(connection: connection, logger: logger).write(rebuilt)
         // Statistics for what was just written: without them the planner takes the emptied tables for empty and joins
         // the awards with those held before one row at a time (seconds for ten thousand awards).
         try await connection.query("ANALYZE awards, previous_awards", logger: logger)

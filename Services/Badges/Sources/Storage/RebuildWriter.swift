@@ -5,13 +5,16 @@ import SurgeContracts
 import SurgePostgres
 
 /// Writes a rebuilt `MemoryBadgeStore` into the badge service's tables, emptied by the caller inside its transaction.
-enum RebuildWriter {
-    static func write(_ store: MemoryBadgeStore, on connection: PostgresConnection, logger: Logger) async throws {
+struct RebuildWriter {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func write(_ store: MemoryBadgeStore) async throws {
         try await connection.copy(store.users.lazy.map { [$0.key] }, into: "users", columns: ["user_id"], logger: logger)
         try await connection.copy(store.erased.lazy.map { [$0.key] }, into: "erased_users", columns: ["user_id"], logger: logger)
-        try await connection.copy(pairs(store.friendships), into: "friendships", columns: ["user_low", "user_high"], logger: logger)
-        try await connection.copy(pairs(store.members), into: "group_members", columns: ["group_id", "user_id"], logger: logger)
-        try await connection.copy(pairs(store.participants), into: "participants", columns: ["challenge_id", "user_id"], logger: logger)
+        try await connection.copy(Self.pairs(store.friendships), into: "friendships", columns: ["user_low", "user_high"], logger: logger)
+        try await connection.copy(Self.pairs(store.members), into: "group_members", columns: ["group_id", "user_id"], logger: logger)
+        try await connection.copy(Self.pairs(store.participants), into: "participants", columns: ["challenge_id", "user_id"], logger: logger)
         try await connection.copy(
             store.facts.lazy.map { [$0.key.userID.key, $0.key.fact.name, $0.key.fact.scope, String($0.value)] }, into: "facts",
             columns: ["user_id", "name", "scope", "value"], logger: logger)

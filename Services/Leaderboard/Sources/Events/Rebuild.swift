@@ -59,7 +59,7 @@ enum Rebuild {
         report.replayed = try await EventHistory.rebuild(
             routes, into: &store, group: group, on: connection, configuration: settings.kafka, logger: logger
         ) { rebuilt in
-            (report.boardWindows, report.scores) = try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
+            (report.boardWindows, report.scores) = try await RebuildWriter(connection: connection, logger: logger).write(rebuilt)
         }
         return report
     }

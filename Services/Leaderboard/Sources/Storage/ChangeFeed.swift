@@ -6,7 +6,10 @@ import SurgePostgres
 /// How replicas learn that what they hold in memory changed: every transaction that changes a board window's
 /// scores or the directory also sends a `NOTIFY` (delivered when it commits, in commit order), and each replica
 /// listens. A read then trusts memory unless a notice said otherwise, so it makes no PostgreSQL round trip.
-enum ChangeFeed {
+struct ChangeFeed {
+    let connection: PostgresConnection
+    let logger: Logger
+
     static let channel = "leaderboard_changes"
     /// The payload of a directory change (profiles, groups, members, friendships, challenges, participants).
     static let directoryNotice = "directory"
@@ -15,12 +18,12 @@ enum ChangeFeed {
     /// cannot run beside a replica.
     static let replicas = ReplicaLock("surge-leaderboard-replicas")
 
-    static func boardChanged(_ boardWindow: BoardWindow, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_notify(\(channel), \(notice(boardWindow)))", logger: logger)
+    func boardChanged(_ boardWindow: BoardWindow) async throws {
+        try await connection.query("SELECT pg_notify(\(Self.channel), \(Self.notice(boardWindow)))", logger: logger)
     }
 
-    static func directoryChanged(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_notify(\(channel), \(directoryNotice))", logger: logger)
+    func directoryChanged() async throws {
+        try await connection.query("SELECT pg_notify(\(Self.channel), \(Self.directoryNotice))", logger: logger)
     }
 
     static func notice(_ boardWindow: BoardWindow) -> String { "board \(boardWindow.board.key) \(boardWindow.window.description)" }

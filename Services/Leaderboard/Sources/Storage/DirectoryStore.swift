@@ -12,6 +12,8 @@ struct DirectoryStore {
     let connection: PostgresConnection
     let logger: Logger
 
+    private var changes: ChangeFeed { ChangeFeed(connection: connection, logger: logger) }
+
     struct Profile: Sendable {
         var userID: UUID
         var displayName: String
@@ -35,7 +37,7 @@ struct DirectoryStore {
     // MARK: Writing (inside an event's transaction)
 
     func saveProfile(_ profile: Profile) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         try await connection.query(
             """
             INSERT INTO profiles (user_id, display_name, avatar_url, time_zone)
@@ -51,7 +53,7 @@ struct DirectoryStore {
     }
 
     func erase(_ userID: UUID) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
         for statement: PostgresQuery in [
             "DELETE FROM profiles WHERE user_id = \(userID)",
@@ -68,7 +70,7 @@ struct DirectoryStore {
     func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date)
         async throws
     {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         let zone = try await groupZone(groupID, forUpdate: true)?.changing(to: timeZone, at: instant)
             ?? GroupZone(zone: timeZone)
         try await connection.query(
@@ -81,7 +83,7 @@ struct DirectoryStore {
     }
 
     func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         if member {
             try await connection.query(
                 """
@@ -94,7 +96,7 @@ struct DirectoryStore {
     }
 
     func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         let (low, high) = a.key < b.key ? (a, b) : (b, a)
         if friends {
             try await connection.query("INSERT INTO friendships (user_low, user_high) VALUES (\(low), \(high)) ON CONFLICT DO NOTHING", logger: logger)
@@ -104,7 +106,7 @@ struct DirectoryStore {
     }
 
     func saveChallenge(_ definition: ChallengeDefinition) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         try await connection.query(
             """
             INSERT INTO challenges (challenge_id, name, kind, visibility, owner_id, group_id, unit)
@@ -116,7 +118,7 @@ struct DirectoryStore {
     }
 
     func deleteChallenge(_ challengeID: UUID) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         for statement: PostgresQuery in [
             "DELETE FROM challenges WHERE challenge_id = \(challengeID)",
             "DELETE FROM participants WHERE challenge_id = \(challengeID)",
@@ -127,13 +129,13 @@ struct DirectoryStore {
     }
 
     func invite(_ userID: UUID, to challengeID: UUID) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         try await connection.query(
             "INSERT INTO invitations (challenge_id, user_id) VALUES (\(challengeID), \(userID)) ON CONFLICT DO NOTHING", logger: logger)
     }
 
     func addParticipant(_ userID: UUID, to challengeID: UUID) async throws {
-        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        try await changes.directoryChanged()
         try await connection.query(
             """
             INSERT INTO participants (challenge_id, user_id) SELECT \(challengeID), \(userID)

@@ -8,18 +8,21 @@ import SurgePostgres
 /// Writes a rebuilt `MemoryLeaderboardStore` over the leaderboard's tables, inside the caller's transaction: the
 /// directory and scores replaced, each board window at version 1 (replicas load what they read afresh), and the
 /// windows already closed marked as published at that version, so they are not published again.
-enum RebuildWriter {
+struct RebuildWriter {
+    let connection: PostgresConnection
+    let logger: Logger
+
     static let chunk = 20_000
 
     /// Returns the board windows and scores written.
-    static func write(_ store: MemoryLeaderboardStore, on connection: PostgresConnection, logger: Logger) async throws -> (Int, Int) {
+    func write(_ store: MemoryLeaderboardStore) async throws -> (Int, Int) {
         try await connection.query(
             """
             TRUNCATE profiles, erased_users, groups, group_members, friendships, challenges, invitations, participants, boards, scores
             """, logger: logger)
 
         let profiles = Array(store.profiles.values)
-        for part in profiles.chunked(chunk) {
+        for part in profiles.chunked(Self.chunk) {
             try await connection.query(
                 """
                 INSERT INTO profiles (user_id, display_name, avatar_url, time_zone)
@@ -27,11 +30,11 @@ enum RebuildWriter {
                     \(part.map(\.timeZone))) AS t(u, n, a, z)
                 """, logger: logger)
         }
-        for part in Array(store.erased).chunked(chunk) {
+        for part in Array(store.erased).chunked(Self.chunk) {
             try await connection.query("INSERT INTO erased_users (user_id) SELECT unnest(\(Array(part)))", logger: logger)
         }
         let groups = store.groups.map { (id: $0.key, name: $0.value.name, zone: $0.value.zone) }
-        for part in groups.chunked(chunk) {
+        for part in groups.chunked(Self.chunk) {
             try await connection.query(
                 """
                 INSERT INTO groups (group_id, name, time_zone, next_time_zone, zone_changes_at)
@@ -40,12 +43,12 @@ enum RebuildWriter {
                     \(part.map { $0.zone.changesAt.map(Timestamp.format) ?? "" })) AS t(g, n, z, nz, c)
                 """, logger: logger)
         }
-        try await insertPairs(store.members, into: "group_members (group_id, user_id)", on: connection, logger: logger)
-        try await insertPairs(store.friendships, into: "friendships (user_low, user_high)", on: connection, logger: logger)
-        try await insertPairs(store.invitations, into: "invitations (challenge_id, user_id)", on: connection, logger: logger)
-        try await insertPairs(store.participants, into: "participants (challenge_id, user_id)", on: connection, logger: logger)
+        try await insertPairs(store.members, into: "group_members (group_id, user_id)")
+        try await insertPairs(store.friendships, into: "friendships (user_low, user_high)")
+        try await insertPairs(store.invitations, into: "invitations (challenge_id, user_id)")
+        try await insertPairs(store.participants, into: "participants (challenge_id, user_id)")
         let challenges = store.challenges.map { (id: $0.key, row: $0.value) }
-        for part in challenges.chunked(chunk) {
+        for part in challenges.chunked(Self.chunk) {
             try await connection.query(
                 """
                 INSERT INTO challenges (challenge_id, name, kind, visibility, owner_id, group_id, unit)
@@ -57,7 +60,7 @@ enum RebuildWriter {
         }
 
         let boardWindows = store.windows.flatMap { board, windows in windows.map { BoardWindow(board: board, window: $0) } }
-        for part in boardWindows.chunked(chunk) {
+        for part in boardWindows.chunked(Self.chunk) {
             try await connection.query(
                 """
                 INSERT INTO boards (board, window_key, version)
@@ -79,14 +82,12 @@ enum RebuildWriter {
         return (boardWindows.count, scores.count)
     }
 
-    private static func insertPairs(_ pairs: Set<MemoryLeaderboardStore.Pair>, into table: String, on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
-        for part in Array(pairs).chunked(chunk) {
+    private func insertPairs(_ pairs: Set<MemoryLeaderboardStore.Pair>, into table: String) async throws {
+        for part in Array(pairs).chunked(Self.chunk) {
             try await connection.query(
                 PostgresQuery(
                     unsafeSQL: "INSERT INTO \(table) SELECT a, b FROM unnest($1::uuid[], $2::uuid[]) AS t(a, b)",
-                    binds: try binds(part.map(\.first), part.map(\.second))), logger: logger)
+                    binds: try Self.binds(part.map(\.first), part.map(\.second))), logger: logger)
         }
     }
 

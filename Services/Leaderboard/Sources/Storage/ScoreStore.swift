@@ -106,7 +106,7 @@ struct ScoreStore {
             """, logger: logger)
         var version: Int64 = 0
         for try await bumped in rows.decode(Int64.self) { version = bumped }
-        try await ChangeFeed.boardChanged(BoardWindow(board: board, window: window), on: connection, logger: logger)
+        try await ChangeFeed(connection: connection, logger: logger).boardChanged(BoardWindow(board: board, window: window))
         return version
     }
 

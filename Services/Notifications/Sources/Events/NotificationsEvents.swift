@@ -23,6 +23,7 @@ struct NotificationStores {
     var scheduled: ScheduledNotifications { ScheduledNotifications(connection: connection, logger: logger) }
     var habits: HabitReminders { HabitReminders(connection: connection, logger: logger) }
     var webhooks: WebhookStore { WebhookStore(connection: connection, logger: logger) }
+    var pushes: PushQueue { PushQueue(connection: connection, logger: logger) }
 }
 
 /// What the notification service consumes, one handler type per concern. A change reschedules from the later of its
@@ -74,7 +75,7 @@ enum DirectoryHandlers {
             recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
             recipient.disabledCategories = data.disabledCategories ?? []
             try await store.save(recipient, now: max(data.changedAt, clock.now()))
-            try await PushDeliveryStore.dropUnwanted(by: recipient, connection: stores.connection, logger: stores.logger)
+            try await stores.pushes.dropUnwanted(by: recipient)
         }
         routes.on(GroupMembershipChanged.self) { event, stores in
             let data = event.data

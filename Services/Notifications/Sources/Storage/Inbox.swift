@@ -105,8 +105,8 @@ struct Inbox: Sendable {
                         key: notification.key, sentAt: time),
                     at: time)
             }, on: connection, logger: logger)
-        try await PushDeliveryStore.enqueue(
-            notifications, platforms: pushPlatforms, at: time, now: clock.now(), recipients: recipients, connection: connection, logger: logger)
+        try await PushQueue(connection: connection, logger: logger).enqueue(
+            notifications, platforms: pushPlatforms, at: time, now: clock.now(), recipients: recipients)
         try await webhooks.enqueue(notifications, createdAt: time, connection: connection, logger: logger)
     }
 }

@@ -21,12 +21,10 @@ struct ClaimedDelivery: Sendable {
     var message: PushMessage
 }
 
-/// The pushes still to send: one row per notification and device, written with the inbox row, claimed by workers with
-/// `FOR UPDATE SKIP LOCKED` (replicas share the work, none takes another's), deleted once delivered or given up, each
-/// end announced through the outbox in the same transaction.
-struct PushDeliveryStore: Sendable {
-    let client: PostgresClient
-    let outbox: Outbox
+/// The pushes a transaction queues with its inbox rows, or drops when a recipient's switches change, over its
+/// connection; `PushDeliveryStore` sends them.
+struct PushQueue {
+    let connection: PostgresConnection
     let logger: Logger
 
     /// Queues a push of each notification made at `time` to each of its user's devices on `platforms`, unless the user
@@ -34,9 +32,8 @@ struct PushDeliveryStore: Sendable {
     /// all); inside the transaction that writes the inbox rows. Inside the user's quiet hours (at `now`) it is due when
     /// they end, or not queued once it would no longer be useful then (`QuietPush`). The users are named twice: joined
     /// to `unnest` alone, PostgreSQL hashes every device of every user; `= ANY` picks only theirs.
-    static func enqueue(
-        _ notifications: [NewNotification], platforms: [PushPlatform], at time: Date, now: Date, recipients known: [UUID: Recipient] = [:],
-        connection: PostgresConnection, logger: Logger
+    func enqueue(
+        _ notifications: [NewNotification], platforms: [PushPlatform], at time: Date, now: Date, recipients known: [UUID: Recipient] = [:]
     ) async throws {
         guard !platforms.isEmpty, !notifications.isEmpty else { return }
         let unknown = Set(notifications.map(\.userID)).filter { known[$0] == nil }
@@ -66,7 +63,7 @@ struct PushDeliveryStore: Sendable {
 
     /// Drops the pushes still queued that the recipient no longer wants (switched off globally or by category since
     /// they were queued): a switch applies to the very next send.
-    static func dropUnwanted(by recipient: Recipient, connection: PostgresConnection, logger: Logger) async throws {
+    func dropUnwanted(by recipient: Recipient) async throws {
         let unwanted = recipient.enabled ? NotificationKind.switchedOff(by: recipient.disabledCategories) : NotificationKind.allCases
         try await connection.query(
             """
@@ -74,6 +71,15 @@ struct PushDeliveryStore: Sendable {
             WHERE i.notification_id = d.notification_id AND i.user_id = \(recipient.userID) AND i.kind = ANY(\(unwanted.map(\.rawValue)))
             """, logger: logger)
     }
+}
+
+/// The pushes still to send: one row per notification and device, written with the inbox row, claimed by workers with
+/// `FOR UPDATE SKIP LOCKED` (replicas share the work, none takes another's), deleted once delivered or given up, each
+/// end announced through the outbox in the same transaction.
+struct PushDeliveryStore: Sendable {
+    let client: PostgresClient
+    let outbox: Outbox
+    let logger: Logger
 
     /// Claims up to `limit` due pushes for one attempt each: until `leaseEnd` no other worker takes them, so a worker
     /// that dies mid-send is replaced once the lease runs out.
