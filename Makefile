@@ -29,7 +29,7 @@ bench:      ## Release build, private stack, benchmarks with printed figures
 build:
 	swift build
 
-contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route table, the registry's service lists and the generated client
+contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route table, what scripts, deployment files and the README say per service and the generated client
 	swift build --product surge-admin
 	.build/debug/surge-admin event-schemas --output docs/events
 	.build/debug/surge-admin openapi --output .

@@ -190,7 +190,8 @@ struct OpenAPI: ParsableCommand {
 
 struct RegistryFilesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "registry-files", abstract: "Write the service lists of the scripts and deployment files from the service registry.")
+        commandName: "registry-files",
+        abstract: "Write what the scripts, deployment files and README say per service from the service registry: lists, compose blocks, Kubernetes manifests.")
 
     @Option(help: "The repository root.")
     var output = "."
@@ -198,8 +199,8 @@ struct RegistryFilesCommand: ParsableCommand {
     func run() throws {
         for path in RegistryFiles.paths {
             let url = URL(fileURLWithPath: output).appendingPathComponent(path)
-            let text = try String(contentsOf: url, encoding: .utf8)
-            let written = try RegistryFiles.rewrite(text, path: path)
+            let text = try? String(contentsOf: url, encoding: .utf8)
+            let written = try RegistryFiles.generated(path: path, current: text)
             guard written != text else { continue }
             try written.write(to: url, atomically: true, encoding: .utf8)
             print("wrote \(path)")
