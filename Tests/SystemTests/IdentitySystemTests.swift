@@ -394,7 +394,8 @@ struct IdentitySystemTests {
     func exportAndDelete() async throws {
         try await withTestStack("identity-privacy") { stack in
             // Every service, so that the gateway's export (which asks each of them) can be checked too.
-            let system = try await IdentityStack.start(stack, services: ["challenges", "progress", "leaderboard", "badges", "notifications"])
+            let system = try await IdentityStack.start(
+                stack, services: SurgeService.deployed.filter { $0.entry.exportsUserData && $0 != .identity }.map(\.rawValue))
             let dora = try await system.register("dora@example.com", name: "Dora", password: "my secret passphrase")
             let (ed, fay) = (try await system.guest("Ed"), try await system.guest("Fay"))
             let (asDora, asEd, asFay) = (system.client(dora), system.client(ed), system.client(fay))

@@ -12,7 +12,8 @@ struct StreamFeed: Sendable {
     let hub: StreamHub
     let logger: Logger
 
-    static let topics = [Topic.identity, .challenges, .progress, .leaderboard, .badges, .notifications].map(\.name)
+    /// Every deployed service's topic, from the registry.
+    static let topics = SurgeService.deployed.compactMap(\.entry.topic).map(\.name)
 
     /// The fields events are routed by; each event type has the ones it needs.
     private struct Routing: Decodable {
