@@ -50,7 +50,7 @@ let sharedTargets: [Target] = [
     .target(name: "SurgeContracts", path: "Shared/Contracts", swiftSettings: swiftSettings),
     .target(name: "SurgeCalendar", dependencies: ["SurgeContracts"], path: "Shared/Calendar", swiftSettings: swiftSettings),
     .target(name: "SurgeAuth", dependencies: ["SurgeContracts", .jwt, .logging], path: "Shared/Auth", swiftSettings: swiftSettings),
-    .target(name: "SurgePostgres", dependencies: ["SurgeContracts", .postgres, .connectionPool, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
+    .target(name: "SurgePostgres", dependencies: ["SurgeContracts", .postgres, .connectionPool, .nioSSL, .logging, .metrics, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
     .target(
         name: "SurgeMessaging",
         dependencies: ["SurgeKafka", "SurgePostgres", "SurgeContracts", .postgres, .logging, .metrics, .lifecycle],

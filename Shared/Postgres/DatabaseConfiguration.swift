@@ -57,7 +57,8 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     }
 
     /// A client whose connections use `schema` as their search path, so a service's SQL names its own tables only.
-    public func makeClient(schema: String? = nil, logger: Logger) -> PostgresClient {
+    /// `metrics`, when given, counts the pool's connections (`PoolMetrics`).
+    public func makeClient(schema: String? = nil, logger: Logger, metrics: PoolMetrics? = nil) -> PostgresClient {
         let tlsSetting: PostgresClient.Configuration.TLS =
             switch tls {
             case .disable: .disable
@@ -70,7 +71,9 @@ public struct DatabaseConfiguration: Sendable, Equatable {
         if let schema {
             configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
-        return PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: metrics?.logger(observing: logger) ?? logger)
+        metrics?.observe(client)
+        return client
     }
 }
 

@@ -102,8 +102,14 @@ extension PostgresClient {
     private func guardedTransaction<Result>(
         logger: Logger, isolation: isolated (any Actor)?, _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        try await withConnection(isolation: isolation) { connection -> sending Result in
-            try await connection.transaction(logger: logger) { try await body(connection) }
+        let metrics = PoolMetrics.of(self)
+        let asked = metrics?.waiting()
+        var leased = false
+        defer { if leased { metrics?.released() } else { metrics?.gaveUp() } }
+        return try await withConnection(isolation: isolation) { connection -> sending Result in
+            leased = true
+            if let metrics, let asked { metrics.leased(after: asked) }
+            return try await connection.transaction(logger: logger) { try await body(connection) }
         }
     }
 }

@@ -39,7 +39,9 @@ public struct ServiceInfrastructure: Sendable {
         self.settings = settings
         self.logger = logger
         self.migrations = [MessagingMigrations.set] + migrations
-        database = settings.database.makeClient(schema: settings.service, logger: logger)
+        database = settings.database.makeClient(
+            schema: settings.service, logger: logger,
+            metrics: PoolMetrics(pool: "main", maximumConnections: settings.database.maximumConnections))
         producer = try KafkaProducer(configuration: settings.kafka, logger: kafkaLogger)
         outbox = Outbox(service: settings.service)
         clock = try ServiceClock.from(settings)

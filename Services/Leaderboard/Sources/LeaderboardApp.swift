@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SurgeMessaging
+import SurgePostgres
 import SurgeRuntime
 
 /// Rankings per challenge, competition, group and friends, built only from the event stream. Scores are kept per
@@ -36,7 +37,9 @@ public enum LeaderboardService {
         // connection could hold every connection of the pool they wait on.
         var catchUpDatabase = settings.database
         catchUpDatabase.maximumConnections = leaderboard.catchUpConnections
-        let catchUps = catchUpDatabase.makeClient(schema: settings.service, logger: logger)
+        let catchUps = catchUpDatabase.makeClient(
+            schema: settings.service, logger: logger,
+            metrics: PoolMetrics(pool: "catch-up", maximumConnections: leaderboard.catchUpConnections))
         let cache = BoardCache(client: catchUps, logger: logger)
         let directory = DirectoryCache()
         let scoring = Scoring(cache: cache, outbox: infrastructure.outbox)
