@@ -145,6 +145,11 @@ public final class KafkaTopicReader: Sendable {
         }
     }
 
+    /// The partitions `topic` has on the cluster (a metadata request; waits up to 10 s).
+    public func partitions(of topic: String) throws -> [Int32] {
+        try handle.withPointer { pointer throws(KafkaError) in try Self.partitions(of: topic, on: pointer) }
+    }
+
     /// A record as librdkafka returned it, handed to the worker that copies it out and destroys it.
     private struct RawMessage: @unchecked Sendable {
         let pointer: UnsafeMutablePointer<rd_kafka_message_t>

@@ -109,9 +109,11 @@ struct RegistryConsistencyTests {
     }
 
     /// Variables a Kubernetes manifest sets only to build another one (`DATABASE_URL` from `$(DATABASE_HOST)` and the
-    /// password), or that only a Job reads (the surge-topics Job's replication factor): no service reads them.
+    /// password), or that only a Job reads (the surge-topics Job's replication factor and partitions): no service reads
+    /// them.
     static let kubernetesPlumbing: Set<String> = [
         "DATABASE_PASSWORD", "DATABASE_HOST", "DATABASE_PORT", "DATABASE_NAME", "DATABASE_SSLMODE", "KAFKA_TOPIC_REPLICATION_FACTOR",
+        "KAFKA_TOPIC_PARTITIONS",
     ]
 
     @Test("README's configuration table, docker-compose.yml and deploy/k8s agree on every service's environment variables")

@@ -36,10 +36,10 @@ public final class ServiceProcess: Sendable {
     }
 
     /// The development broker (`surge-broker`).
-    public static func broker(logDirectory: URL) -> ServiceProcess {
+    public static func broker(logDirectory: URL, environment: [String: String] = [:]) -> ServiceProcess {
         let file = logDirectory.appendingPathComponent("broker.bootstrap")
         return ServiceProcess(
-            service: "broker", executable: "surge-broker", arguments: ["--bootstrap-file", file.path], environment: [:],
+            service: "broker", executable: "surge-broker", arguments: ["--bootstrap-file", file.path], environment: environment,
             announcementFile: file, logDirectory: logDirectory)
     }
 

@@ -210,10 +210,23 @@ struct RegistryFilesCommand: ParsableCommand {
 
 struct Topics: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print every topic of the catalogue as `name partitions`, for creating them on a Kafka cluster.")
+        abstract: "Print every topic of the catalogue as `name partitions`, for creating them on a Kafka cluster.",
+        discussion: """
+            Each domain topic gets --partitions, else KAFKA_TOPIC_PARTITIONS, else 12; each dead-letter topic one. \
+            An existing topic keeps its count: docs/deployment.md says how to grow one and what it does to per-key order.
+            """)
 
-    func run() {
-        for topic in Topic.all + Topic.deadLetters {
+    @Option(help: "Partitions of each domain topic (default: KAFKA_TOPIC_PARTITIONS, else 12).")
+    var partitions: Int?
+
+    func run() throws {
+        let count: Int
+        do {
+            count = try Topic.partitions(given: partitions, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        for topic in Topic.catalogue(partitions: count) {
             print("\(topic.name) \(topic.partitions)")
         }
     }

@@ -19,11 +19,20 @@ struct SurgeBroker: AsyncParsableCommand {
     @Option(help: "Write the bootstrap servers address to this file once the topics exist.")
     var bootstrapFile: String?
 
+    @Option(help: "Partitions of each domain topic (default: KAFKA_TOPIC_PARTITIONS, else 12).")
+    var partitions: Int?
+
     func run() async throws {
         var logger = Logger(label: "surge-broker")
         logger.logLevel = .info
         let cluster = try KafkaMockCluster(brokers: brokers, logger: logger)
-        for topic in Topic.all + Topic.deadLetters {
+        let count: Int
+        do {
+            count = try Topic.partitions(given: partitions, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        for topic in Topic.catalogue(partitions: count) {
             try cluster.createTopic(topic.name, partitions: topic.partitions)
         }
         let address = cluster.bootstrapServers

@@ -17,6 +17,41 @@ public struct Topic: Hashable, Sendable, CustomStringConvertible {
 
     public static let defaultPartitions = 12
 
+    /// The deployment setting for the partitions of each domain topic, read where topics are created
+    /// (`surge-admin topics`, `surge-broker`); producers and consumers take the count from the cluster.
+    public static let partitionsVariable = "KAFKA_TOPIC_PARTITIONS"
+    public static let partitionsRange = 1...10_000
+
+    public struct InvalidPartitions: Error, CustomStringConvertible {
+        public let given: String
+        public var description: String {
+            "\(Topic.partitionsVariable) must be a whole number of partitions from \(Topic.partitionsRange.lowerBound) to \(Topic.partitionsRange.upperBound), not \"\(given)\""
+        }
+    }
+
+    /// The partitions each domain topic gets: `given` (a command-line option), else `KAFKA_TOPIC_PARTITIONS` from
+    /// `environment`, else `defaultPartitions`.
+    public static func partitions(given: Int?, environment: [String: String]) throws(InvalidPartitions) -> Int {
+        if let given {
+            guard partitionsRange.contains(given) else { throw InvalidPartitions(given: String(given)) }
+            return given
+        }
+        guard let text = environment[partitionsVariable] else { return defaultPartitions }
+        guard let count = Int(text), partitionsRange.contains(count) else { throw InvalidPartitions(given: text) }
+        return count
+    }
+
+    /// The same topic with another number of partitions.
+    public func with(partitions: Int) -> Topic {
+        Topic(name: name, producer: producer, partitions: partitions, summary: summary)
+    }
+
+    /// Every topic a deployment creates: each domain topic with `partitions` partitions, each dead-letter topic with its
+    /// one.
+    public static func catalogue(partitions: Int) -> [Topic] {
+        all.map { $0.with(partitions: partitions) } + deadLetters
+    }
+
     public static let identity = Topic(
         name: "surge.identity.events", producer: "identity",
         summary: "Accounts, profiles and preferences, friendships, group membership, deletions.")
