@@ -220,12 +220,7 @@ struct Topics: ParsableCommand {
     var partitions: Int?
 
     func run() throws {
-        let count: Int
-        do {
-            count = try Topic.partitions(given: partitions, environment: ProcessInfo.processInfo.environment)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        let count = try Topic.partitions(given: partitions, environment: ProcessInfo.processInfo.environment)
         for topic in Topic.catalogue(partitions: count) {
             print("\(topic.name) \(topic.partitions)")
         }

@@ -26,12 +26,7 @@ struct SurgeBroker: AsyncParsableCommand {
         var logger = Logger(label: "surge-broker")
         logger.logLevel = .info
         let cluster = try KafkaMockCluster(brokers: brokers, logger: logger)
-        let count: Int
-        do {
-            count = try Topic.partitions(given: partitions, environment: ProcessInfo.processInfo.environment)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        let count = try Topic.partitions(given: partitions, environment: ProcessInfo.processInfo.environment)
         for topic in Topic.catalogue(partitions: count) {
             try cluster.createTopic(topic.name, partitions: topic.partitions)
         }

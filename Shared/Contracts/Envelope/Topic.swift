@@ -25,7 +25,7 @@ public struct Topic: Hashable, Sendable, CustomStringConvertible {
     public struct InvalidPartitions: Error, CustomStringConvertible {
         public let given: String
         public var description: String {
-            "\(Topic.partitionsVariable) must be a whole number of partitions from \(Topic.partitionsRange.lowerBound) to \(Topic.partitionsRange.upperBound), not \"\(given)\""
+            "\(Topic.partitionsVariable) (or --partitions) must be a whole number of partitions from \(Topic.partitionsRange.lowerBound) to \(Topic.partitionsRange.upperBound), not \"\(given)\""
         }
     }
 
