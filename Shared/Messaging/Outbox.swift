@@ -42,35 +42,63 @@ public struct Outbox: Sendable {
     public func append(_ records: [(EventRecord, topic: String)], on connection: PostgresConnection, logger: Logger) async throws {
         guard !records.isEmpty else { return }
         try await connection.execute(InsertEvents(records), logger: logger)
+        ringOnCommit()
+    }
+
+    /// Tells the relay once the current transaction has committed.
+    func ringOnCommit() {
         let written = self.written
         if let afterCommit = AfterCommit.current { afterCommit.add { written.ring() } }
     }
 }
 
-/// The outbox's insert, prepared once per connection (PostgreSQL plans it once, not on every write): one array per
-/// column, a row per event in the arrays' order. A missing trace field travels as an empty string.
+/// The outbox's insert, prepared once per connection (PostgreSQL plans it once, not on every write).
 struct InsertEvents: PostgresPreparedStatement {
-    static let sql = """
-        WITH written AS (
-            INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload)
-            SELECT id, topic, key, type, source, subject, time, NULLIF(traceparent, ''), NULLIF(tracestate, ''), NULLIF(request_id, ''),
-                   payload::json
-            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
-                        $10::text[], $11::text[])
-                 WITH ORDINALITY AS event(id, topic, key, type, source, subject, time, traceparent, tracestate, request_id, payload, position)
-            ORDER BY position
-            RETURNING position
-        )
-        INSERT INTO outbox_pending (position) SELECT position FROM written
-        """
+    static let sql = "WITH \(OutboxInsert.sql(from: 1))"
     typealias Row = ()
 
+    let insert: OutboxInsert
+
+    init(_ records: [(EventRecord, topic: String)]) { self.insert = OutboxInsert(records) }
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: OutboxInsert.parameters)
+        insert.appendBindings(to: &bindings)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+/// Events written by another statement of the unit of work, in the same round trip as that statement's own change
+/// (a command's last update): `sql(from:)` ends the statement's `WITH` list, binding one array per column from the
+/// given parameter on, a row per event in the arrays' order. A missing trace field travels as an empty string. No
+/// events is an empty insert.
+public struct OutboxInsert: Sendable {
+    public static let parameters = 11
     let records: [(EventRecord, topic: String)]
 
     init(_ records: [(EventRecord, topic: String)]) { self.records = records }
 
-    func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 11)
+    /// The last part of a `WITH` statement: the events' insert as a CTE and the pending list's insert as the statement.
+    public static func sql(from first: Int) -> String {
+        let arrays = ["uuid", "text", "text", "text", "text", "text", "timestamptz", "text", "text", "text", "text"].enumerated()
+            .map { "$\(first + $0.offset)::\($0.element)[]" }.joined(separator: ", ")
+        return """
+            written AS (
+                INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload)
+                SELECT id, topic, key, type, source, subject, time, NULLIF(traceparent, ''), NULLIF(tracestate, ''), NULLIF(request_id, ''),
+                       payload::json
+                FROM unnest(\(arrays))
+                     WITH ORDINALITY AS event(id, topic, key, type, source, subject, time, traceparent, tracestate, request_id, payload, position)
+                ORDER BY position
+                RETURNING position
+            )
+            INSERT INTO outbox_pending (position) SELECT position FROM written
+            """
+    }
+
+    public func appendBindings(to bindings: inout PostgresBindings) {
         bindings.append(records.map(\.0.id))
         bindings.append(records.map(\.topic))
         bindings.append(records.map(\.0.partitionKey))
@@ -82,10 +110,7 @@ struct InsertEvents: PostgresPreparedStatement {
         bindings.append(records.map { $0.0.trace.tracestate ?? "" })
         bindings.append(records.map { $0.0.trace.requestID ?? "" })
         bindings.append(records.map { String(decoding: $0.0.data, as: UTF8.self) })
-        return bindings
     }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
 }
 
 /// The events a unit of work causes, written on its connection so that they commit with it (`Outbox`).
@@ -112,5 +137,11 @@ public struct EventOutbox {
     /// Several events in one statement (one round trip), in the order given.
     public func append(_ events: [(EventRecord, topic: String)]) async throws {
         try await outbox.append(events, on: connection, logger: logger)
+    }
+
+    /// Several events, in the order given, for another statement of the unit of work to write with its own change.
+    public func insert(_ events: [(EventRecord, topic: String)]) -> OutboxInsert {
+        if !events.isEmpty { outbox.ringOnCommit() }
+        return OutboxInsert(events)
     }
 }

@@ -14,8 +14,9 @@ struct Awarder: Sendable {
     ) async throws {
         var own: BadgeCatalogue?
         if let challengeID { own = try await store.challengeBadges(challengeID) }
+        guard let values = try await store.change(facts, change, of: userID) else { return }
         var awards: [Award] = []
-        for (fact, value) in zip(facts, try await store.change(facts, change, of: userID)) {
+        for (fact, value) in zip(facts, values) {
             awards += Awarding.reached(catalogue, fact: fact, value: value)
             if let own { awards += Awarding.reached(own, fact: fact, value: value) }
         }

@@ -41,7 +41,6 @@ enum BadgesEvents {
         routes.on(AttemptStarted.self) { event, store in try await store.join(event.data.challengeID, event.data.userID) }
         routes.on(CheckInRecorded.self) { event, store in
             let data = event.data
-            guard try await !store.isErased(data.userID) else { return }
             try await awarder.record(
                 Fact.scopes(Rule.Measure.checkIns.rawValue, kind: data.kind, challengeID: data.challengeID), .add(1), for: data.userID,
                 at: data.recordedAt, trace: event.trace, store: &store)
@@ -120,7 +119,6 @@ enum BadgesEvents {
         _ facts: [Fact], _ change: FactChange, for userID: UUID, at time: Date, _ trace: TraceContext?, _ store: inout Store, _ awarder: Awarder,
         challengeID: UUID? = nil
     ) async throws {
-        guard try await !store.isErased(userID) else { return }
         try await awarder.record(facts, change, for: userID, at: time, trace: trace, store: &store, challengeID: challengeID)
     }
 

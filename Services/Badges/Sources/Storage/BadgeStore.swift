@@ -23,8 +23,9 @@ protocol BadgeStore: Sendable {
     mutating func erase(_ userID: UUID) async throws
     mutating func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws
     mutating func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws
-    /// Adds to counts or raises best-so-far values (a streak) of distinct facts; returns each value kept, in order.
-    mutating func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]
+    /// Adds to counts or raises best-so-far values (a streak) of distinct facts; returns each value kept, in order, or
+    /// nil for a deleted user, whose facts are not kept (the check costs no statement of its own).
+    mutating func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]?
     /// Stores the award; false when the user already held it (so nothing is published twice).
     mutating func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool
     func heldBadges(of userID: UUID) async throws -> Set<String>
@@ -100,7 +101,7 @@ struct PostgresBadgeStore: BadgeStore {
     }
 
     /// One statement for all the facts an event touches (everywhere, its kind, its challenge).
-    func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int] {
+    func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]? {
         guard !facts.isEmpty else { return [] }
         let (names, scopes) = (facts.map(\.name), facts.map(\.scope))
         let rows =
@@ -110,6 +111,7 @@ struct PostgresBadgeStore: BadgeStore {
                     """
                     INSERT INTO facts (user_id, name, scope, value)
                     SELECT \(userID), f.name, f.scope, \(delta) FROM unnest(\(names)::text[], \(scopes)::text[]) AS f (name, scope)
+                    WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
                     ON CONFLICT (user_id, name, scope) DO UPDATE SET value = facts.value + EXCLUDED.value
                     RETURNING name, scope, value
                     """, logger: logger)
@@ -118,13 +120,15 @@ struct PostgresBadgeStore: BadgeStore {
                     """
                     INSERT INTO facts (user_id, name, scope, value)
                     SELECT \(userID), f.name, f.scope, \(value) FROM unnest(\(names)::text[], \(scopes)::text[]) AS f (name, scope)
+                    WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
                     ON CONFLICT (user_id, name, scope) DO UPDATE SET value = GREATEST(facts.value, EXCLUDED.value)
                     RETURNING name, scope, value
                     """, logger: logger)
             }
         var values: [Fact: Int] = [:]
         for try await (name, scope, value) in rows.decode((String, String, Int).self) { values[Fact(name: name, scope: scope)] = value }
-        return facts.map { values[$0] ?? 0 }
+        // Every fact of a user not deleted comes back, inserted or updated.
+        return values.isEmpty ? nil : facts.map { values[$0] ?? 0 }
     }
 
     func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool {

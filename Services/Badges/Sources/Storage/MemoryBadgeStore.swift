@@ -78,7 +78,8 @@ struct MemoryBadgeStore: BadgeStore {
         if member { members.insert(Pair(first: groupID, second: userID)) } else { members.remove(Pair(first: groupID, second: userID)) }
     }
 
-    mutating func change(_ changed: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int] {
+    mutating func change(_ changed: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]? {
+        guard !erased.contains(userID) else { return nil }
         var values: [Int] = []
         for fact in changed {
             let key = FactKey(userID: userID, fact: fact)

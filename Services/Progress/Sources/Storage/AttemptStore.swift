@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import ProgressDomain
 import SurgeContracts
+import SurgeMessaging
 import SurgePostgres
 
 /// An attempt as stored.
@@ -180,11 +181,12 @@ struct AttemptStore {
     }
 
     func update(_ row: AttemptRow, now: Date) async throws {
-        try await connection.execute(
-            UpdateAttempt(
-                status: row.state.status.rawValue, state: try json(row.state), nextJudgementAt: row.state.status == .active ? row.nextJudgementAt : nil,
-                endedAt: row.state.status == .active ? nil : now, now: now, attemptID: row.id),
-            logger: logger)
+        try await connection.execute(try UpdateAttempt(row, now: now), logger: logger)
+    }
+
+    /// The update and the unit of work's events in one round trip.
+    func update(_ row: AttemptRow, now: Date, writing events: OutboxInsert) async throws {
+        try await connection.execute(UpdateAttemptWritingEvents(attempt: try UpdateAttempt(row, now: now), events: events), logger: logger)
     }
 
     func setNextJudgement(_ instant: Date, of attemptID: UUID) async throws {
@@ -271,20 +273,21 @@ struct AttemptStore {
         return nil
     }
 
-    /// A check-in's row, with in the same statement (one round trip) the logged amount it takes back and the day
-    /// record it changed, when it changed one.
+    /// A check-in's row, with in the same statement (one round trip) the logged amount it takes back, the day record
+    /// it changed, when it changed one, and the points it earned (`entry`, written as `entryID`). Returns the member's
+    /// total after the entry, if there was one.
     func recordCheckIn(
         id: UUID, userID: UUID, attemptID: UUID, date: LocalDate, taskID: String, action: String, done: Bool?, quantity: Double?,
         rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, removing removedLog: UUID?,
-        day record: DayRecord?
-    ) async throws {
-        try await connection.execute(
-            RecordCheckIn(
-                id: id, userID: userID, attemptID: attemptID, date: date, taskID: taskID, action: action, done: done, quantity: quantity,
-                rewardedQuantity: rewardedQuantity, points: points, photoID: photoID, happenedAt: happenedAt, recordedAt: recordedAt,
-                removedLog: removedLog, record: try record.map { try json($0) }, outcome: record?.outcome?.rawValue,
-                tasksDone: record.map(Self.tasksDone)),
-            logger: logger)
+        day record: DayRecord?, entry: LedgerEntry?, entryID: UUID
+    ) async throws -> Int? {
+        let statement = RecordCheckIn(
+            id: id, userID: userID, attemptID: attemptID, date: date, taskID: taskID, action: action, done: done, quantity: quantity,
+            rewardedQuantity: rewardedQuantity, points: points, photoID: photoID, happenedAt: happenedAt, recordedAt: recordedAt,
+            removedLog: removedLog, record: try record.map { try json($0) }, outcome: record?.outcome?.rawValue,
+            tasksDone: record.map(Self.tasksDone), entry: entry, entryID: entryID)
+        for try await total in try await connection.execute(statement, logger: logger) { return total }
+        return nil
     }
 
     private func json(_ value: some Encodable) throws -> String {
@@ -363,12 +366,13 @@ extension AttemptStore {
                 SELECT $3, $4, $15::text::jsonb, $16::text, $17::int8 WHERE $17::int8 IS NOT NULL
                 ON CONFLICT (attempt_id, local_date) DO UPDATE
                 SET record = EXCLUDED.record, outcome = EXCLUDED.outcome, tasks_done = EXCLUDED.tasks_done
-            )
-            INSERT INTO checkins (checkin_id, user_id, attempt_id, local_date, task_id, action, done, quantity, rewarded_quantity, points,
-                                  photo_id, happened_at, recorded_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7::bool, $8::float8, $9::float8, $10, $11::uuid, $12, $13)
+            ), checkin AS (
+                INSERT INTO checkins (checkin_id, user_id, attempt_id, local_date, task_id, action, done, quantity, rewarded_quantity, points,
+                                      photo_id, happened_at, recorded_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7::bool, $8::float8, $9::float8, $10, $11::uuid, $12, $13)
+            ), \(LedgerStore.entrySQL(from: 18))
             """
-        typealias Row = ()
+        typealias Row = Int
 
         var id: UUID
         var userID: UUID
@@ -387,9 +391,11 @@ extension AttemptStore {
         var record: String?
         var outcome: String?
         var tasksDone: Int?
+        var entry: LedgerEntry?
+        var entryID: UUID
 
         func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 17)
+            var bindings = PostgresBindings(capacity: 17 + LedgerStore.entryParameters)
             bindings.append(id)
             bindings.append(userID)
             bindings.append(attemptID)
@@ -407,10 +413,11 @@ extension AttemptStore {
             bindings.append(record)
             bindings.append(outcome)
             bindings.append(tasksDone)
+            LedgerStore.appendEntry(entry, id: entryID, at: recordedAt, to: &bindings)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row {}
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
     struct UpdateAttempt: PostgresPreparedStatement {
@@ -419,6 +426,7 @@ extension AttemptStore {
                 ended_at = COALESCE(ended_at, $4::timestamptz), updated_at = $5
             WHERE attempt_id = $6
             """
+        static let parameters = 6
         typealias Row = ()
 
         var status: String
@@ -428,14 +436,44 @@ extension AttemptStore {
         var now: Date
         var attemptID: UUID
 
+        init(_ row: AttemptRow, now: Date) throws {
+            status = row.state.status.rawValue
+            state = String(decoding: try SurgeJSON.encode(row.state), as: UTF8.self)
+            nextJudgementAt = row.state.status == .active ? row.nextJudgementAt : nil
+            endedAt = row.state.status == .active ? nil : now
+            self.now = now
+            attemptID = row.id
+        }
+
         func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
+            var bindings = PostgresBindings(capacity: Self.parameters)
+            appendBindings(to: &bindings)
+            return bindings
+        }
+
+        func appendBindings(to bindings: inout PostgresBindings) {
             bindings.append(status)
             bindings.append(state)
             bindings.append(nextJudgementAt)
             bindings.append(endedAt)
             bindings.append(now)
             bindings.append(attemptID)
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {}
+    }
+
+    struct UpdateAttemptWritingEvents: PostgresPreparedStatement {
+        static let sql = "WITH attempt AS (\(UpdateAttempt.sql)), \(OutboxInsert.sql(from: UpdateAttempt.parameters + 1))"
+        typealias Row = ()
+
+        var attempt: UpdateAttempt
+        var events: OutboxInsert
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: UpdateAttempt.parameters + OutboxInsert.parameters)
+            attempt.appendBindings(to: &bindings)
+            events.appendBindings(to: &bindings)
             return bindings
         }
 

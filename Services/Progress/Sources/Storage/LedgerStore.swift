@@ -67,7 +67,12 @@ struct LedgerStore {
         let entryID = UUID()
         var total = entry.points
         for try await value in try await connection.execute(WriteEntry(entryID: entryID, entry: entry, now: now), logger: logger) { total = value }
-        return PointsAwarded(
+        return Self.awarded(entry, entryID: entryID, total: total, at: now)
+    }
+
+    /// The event an entry written as `entryID` emits, with the member's total after it.
+    static func awarded(_ entry: LedgerEntry, entryID: UUID, total: Int, at now: Date) -> PointsAwarded {
+        PointsAwarded(
             entryID: entryID, userID: entry.userID, groupID: entry.groupID, challengeID: entry.challengeID, attemptID: entry.attemptID,
             points: entry.points, reason: entry.reason, localDate: entry.localDate, excessQuantity: entry.excessQuantity,
             totalPoints: total, awardedAt: now)
@@ -124,18 +129,7 @@ struct LedgerStore {
     /// Prepared once per connection: PostgreSQL plans it once, not on every check-in. Nullable parameters are cast to
     /// the type they are bound as, since the first binding fixes the statement's types.
     struct WriteEntry: PostgresPreparedStatement {
-        static let sql = """
-            WITH entry AS (
-                INSERT INTO points_ledger (
-                    entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at,
-                    counts_toward_level, checkin_id)
-                VALUES ($1, $2, $3::uuid, $4::uuid, $5::uuid, $6, $7, $8, $9::float8, $10, $11, $12::uuid)
-            )
-            INSERT INTO member_points (user_id, total, level_points) VALUES ($2, $6, $13)
-            ON CONFLICT (user_id) DO UPDATE
-            SET total = member_points.total + EXCLUDED.total, level_points = member_points.level_points + EXCLUDED.level_points
-            RETURNING total
-            """
+        static let sql = "WITH \(LedgerStore.entrySQL(from: 1))"
         typealias Row = Int
 
         var entryID: UUID
@@ -143,23 +137,50 @@ struct LedgerStore {
         var now: Date
 
         func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 13)
-            bindings.append(entryID)
-            bindings.append(entry.userID)
-            bindings.append(entry.groupID)
-            bindings.append(entry.challengeID)
-            bindings.append(entry.attemptID)
-            bindings.append(entry.points)
-            bindings.append(entry.reason.rawValue)
-            bindings.append(entry.localDate)
-            bindings.append(entry.excessQuantity)
-            bindings.append(now)
-            bindings.append(entry.countsTowardLevel)
-            bindings.append(entry.checkInID)
-            bindings.append(entry.countsTowardLevel ? entry.points : 0)
+            var bindings = PostgresBindings(capacity: LedgerStore.entryParameters)
+            LedgerStore.appendEntry(entry, id: entryID, at: now, to: &bindings)
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
+    }
+
+    static let entryParameters = 13
+
+    /// The last part of a `WITH` statement: the entry's insert as a CTE, and the member's total, which the statement
+    /// returns, binding the entry's values from `first` on (`appendEntry`). A null entry id writes nothing.
+    static func entrySQL(from first: Int) -> String {
+        func p(_ number: Int) -> String { "$\(first + number - 1)" }
+        return """
+            entry AS (
+                INSERT INTO points_ledger (
+                    entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at,
+                    counts_toward_level, checkin_id)
+                SELECT \(p(1))::uuid, \(p(2))::uuid, \(p(3))::uuid, \(p(4))::uuid, \(p(5))::uuid, \(p(6))::int8, \(p(7))::text, \(p(8))::date,
+                       \(p(9))::float8, \(p(10))::timestamptz, \(p(11))::bool, \(p(12))::uuid
+                WHERE \(p(1))::uuid IS NOT NULL
+            )
+            INSERT INTO member_points (user_id, total, level_points) SELECT \(p(2))::uuid, \(p(6))::int8, \(p(13))::int8 WHERE \(p(1))::uuid IS NOT NULL
+            ON CONFLICT (user_id) DO UPDATE
+            SET total = member_points.total + EXCLUDED.total, level_points = member_points.level_points + EXCLUDED.level_points
+            RETURNING total
+            """
+    }
+
+    /// The entry's values for `entrySQL`, or as many nulls.
+    static func appendEntry(_ entry: LedgerEntry?, id: UUID?, at now: Date, to bindings: inout PostgresBindings) {
+        bindings.append(entry == nil ? nil : id)
+        bindings.append(entry?.userID)
+        bindings.append(entry?.groupID)
+        bindings.append(entry?.challengeID)
+        bindings.append(entry?.attemptID)
+        bindings.append(entry?.points)
+        bindings.append(entry?.reason.rawValue)
+        bindings.append(entry?.localDate)
+        bindings.append(entry?.excessQuantity)
+        bindings.append(entry == nil ? nil : now)
+        bindings.append(entry?.countsTowardLevel)
+        bindings.append(entry?.checkInID)
+        bindings.append(entry.map { $0.countsTowardLevel ? $0.points : 0 })
     }
 }

@@ -154,23 +154,25 @@ struct CheckInHandler: Sendable {
         let quantity = action.quantity
         let photoID = action.photoID
         let removedLog = command.removedLogID
-        try await stores.attempts.recordCheckIn(
+        var entry: LedgerEntry?
+        if result.applied, result.pointsDelta != 0 || (result.excess ?? 0) > 0, let reason = result.reason ?? (result.excess != nil ? .series : nil) {
+            entry = LedgerEntry(
+                userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
+                points: result.pointsDelta, reason: reason, localDate: date, excessQuantity: result.excess,
+                countsTowardLevel: definition.visibility == .curated, checkInID: command.checkInID)
+        }
+        let entryID = UUID()
+        let total = try await stores.attempts.recordCheckIn(
             id: command.checkInID, userID: attempt.userID, attemptID: attempt.id, date: date, taskID: taskID,
             action: action.logName(applied: result.applied), done: action.done,
             quantity: quantity, rewardedQuantity: result.rewardedQuantity, points: result.pointsDelta, photoID: photoID, happenedAt: happenedAt,
-            recordedAt: now, removing: result.applied ? removedLog : nil, day: result.applied ? record : nil)
+            recordedAt: now, removing: result.applied ? removedLog : nil, day: result.applied ? record : nil, entry: entry, entryID: entryID)
         guard result.applied else { return true }
         if days?.range.contains(date) == true { days?.records[date] = record }
         var events: [(EventRecord, topic: String)] = []
-        if result.pointsDelta != 0 || (result.excess ?? 0) > 0, let reason = result.reason ?? (result.excess != nil ? .series : nil) {
-            attempt.state.points += result.pointsDelta
-            let awarded = try await stores.ledger.write(
-                .init(
-                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
-                    points: result.pointsDelta, reason: reason, localDate: date, excessQuantity: result.excess,
-                    countsTowardLevel: definition.visibility == .curated, checkInID: command.checkInID),
-                at: now)
-            events.append(try stores.outbox.record(awarded, at: now, trace: trace))
+        if let entry, let total {
+            attempt.state.points += entry.points
+            events.append(try stores.outbox.record(LedgerStore.awarded(entry, entryID: entryID, total: total, at: now), at: now, trace: trace))
         }
         let dayNumber = timeOff.dayNumber(of: date, startedOn: attempt.startedOn)
         let task = definition.tasks.first { $0.taskID == taskID }
@@ -196,9 +198,9 @@ struct CheckInHandler: Sendable {
                     currentStreak: days?.liveStreak(of: attempt, timeline: timeline, member: member, today: calendar.date(at: now))),
                 at: now, trace: trace))
         }
-        try await stores.outbox.append(events)
-        try await settleWeekBonuses(&attempt, date: date, increased: !action.takesBack, definition: definition, member: member, now: now, trace: trace, in: stores)
-        try await stores.attempts.update(attempt, now: now)
+        try await settleWeekBonuses(
+            &attempt, date: date, increased: !action.takesBack, definition: definition, member: member, now: now, trace: trace, events: &events, in: stores)
+        try await stores.attempts.update(attempt, now: now, writing: stores.outbox.insert(events))
         return true
     }
 
@@ -252,7 +254,7 @@ struct CheckInHandler: Sendable {
     /// and removed amount cannot keep a bonus.
     private func settleWeekBonuses(
         _ attempt: inout AttemptRow, date: LocalDate, increased: Bool, definition: JudgingDefinition, member: Member, now: Date,
-        trace: TraceContext, in stores: Stores
+        trace: TraceContext, events: inout [(EventRecord, topic: String)], in stores: Stores
     ) async throws {
         let points = definition.rules.points
         var bonuses: [(WeekBonus, Int)] = []
@@ -270,12 +272,13 @@ struct CheckInHandler: Sendable {
             try await stores.attempts.setWeekBonus(bonus, awarded: met, attemptID: attempt.id, weekStart: weekStart)
             let delta = met ? amount : -amount
             attempt.state.points += delta
-            try await stores.award(
+            let awarded = try await stores.ledger.write(
                 .init(
                     userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id, points: delta,
                     reason: met ? (bonus == .goal ? .weeklyGoalBonus : .challengeBonus) : .correction, localDate: date, excessQuantity: nil,
                     countsTowardLevel: definition.visibility == .curated),
-                at: now, trace: trace)
+                at: now)
+            events.append(try stores.outbox.record(awarded, at: now, trace: trace))
         }
     }
 }
