@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import PostgresNIO
 import SurgeContracts
+import SurgePostgres
+import Synchronization
 
 /// Writes the facts of one consumed event, on the consumer's inbox transaction. Nothing is written about a deleted
 /// user, or about what a user did while opted out of telemetry.
@@ -17,6 +19,7 @@ struct Facts {
 
     /// Whether something the user did at `time` may be recorded.
     func mayRecord(_ userID: UUID, at time: Date) async throws -> Bool {
+        try await writeGatheredActivity()
         var binds = PostgresBindings(capacity: 2)
         binds.append(userID)
         binds.append(time)
@@ -25,23 +28,55 @@ struct Facts {
         return false
     }
 
-    /// The user's activity at `time` and, for a check-in, its local day with a check-in, in one statement (check-ins are
-    /// the events that come most), unless the user may not be recorded then.
+    /// The user's activity at `time` and, for a check-in, its local day with a check-in, unless the user may not be
+    /// recorded then. Check-ins are the events that come most: inside a transaction (a consumer batch) they are
+    /// gathered and written in one statement when its body ends (`BeforeCommit`); whatever reads or changes who may be
+    /// recorded writes them first.
     func recordActivity(of userID: UUID, at time: Date, checkInOn date: LocalDate? = nil) async throws {
+        let activity = Activity(userID: userID, at: time, checkInOn: date)
+        guard let transaction = BeforeCommit.current else { return try await Self.write([activity], on: connection, logger: logger) }
+        transaction.gatherer { PendingActivity() }.add(activity)
+    }
+
+    struct Activity: Sendable {
+        var userID: UUID
+        var at: Date
+        var checkInOn: LocalDate?
+    }
+
+    /// Each recordable activity, and each check-in's day (the earliest time, when a batch has several), in one statement.
+    static func write(_ activities: [Activity], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !activities.isEmpty else { return }
         var binds = PostgresBindings(capacity: 3)
-        binds.append(userID)
-        binds.append(time)
-        binds.append(date)
+        binds.append(activities.map(\.userID))
+        binds.append(activities.map(\.at))
+        // Arrays of optionals are not encodable: a day travels as its text, empty for none.
+        binds.append(activities.map { $0.checkInOn?.description ?? "" })
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    WITH recorded AS (SELECT 1 WHERE \(Self.recordable)),
+                    WITH batch AS (
+                        SELECT user_id, at, NULLIF(day, '')::date AS local_date FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS b (user_id, at, day)
+                    ),
+                    recorded AS (
+                        SELECT b.* FROM batch b
+                        WHERE NOT EXISTS (SELECT 1 FROM erased_users e WHERE e.user_id = b.user_id)
+                          AND NOT EXISTS (
+                              SELECT 1 FROM telemetry_opt_outs o
+                              WHERE o.user_id = b.user_id AND o.since <= b.at AND (o.until IS NULL OR o.until > b.at))
+                    ),
                     day AS (
-                        INSERT INTO check_in_days (user_id, local_date, at) SELECT $1, $3, $2 FROM recorded WHERE $3::date IS NOT NULL
+                        INSERT INTO check_in_days (user_id, local_date, at)
+                        SELECT user_id, local_date, min(at) FROM recorded WHERE local_date IS NOT NULL GROUP BY user_id, local_date
                         ON CONFLICT (user_id, local_date) DO UPDATE SET at = excluded.at WHERE excluded.at < check_in_days.at
                     )
-                    INSERT INTO activity (user_id, at) SELECT $1, $2 FROM recorded ON CONFLICT DO NOTHING
+                    INSERT INTO activity (user_id, at) SELECT DISTINCT user_id, at FROM recorded ON CONFLICT DO NOTHING
                     """, binds: binds), logger: logger)
+    }
+
+    /// Writes the activity this transaction has gathered so far.
+    private func writeGatheredActivity() async throws {
+        try await BeforeCommit.current?.existing(PendingActivity.self)?.write(on: connection, logger: logger)
     }
 
     func register(_ userID: UUID, timeZone: String, at time: Date, cohortDate: LocalDate) async throws {
@@ -102,6 +137,7 @@ struct Facts {
     }
 
     func isOptedOut(_ userID: UUID) async throws -> Bool {
+        try await writeGatheredActivity()
         let rows = try await connection.query(
             "SELECT EXISTS (SELECT 1 FROM telemetry_opt_outs WHERE user_id = \(userID) AND until IS NULL)", logger: logger)
         for try await optedOut in rows.decode(Bool.self) { return optedOut }
@@ -111,6 +147,7 @@ struct Facts {
     /// Opens an opt-out interval and erases what was recorded from its start on (events of other topics may have
     /// been applied before this one).
     func optOut(_ userID: UUID, at time: Date) async throws {
+        try await writeGatheredActivity()
         try await connection.query(
             "INSERT INTO telemetry_opt_outs (user_id, since) VALUES (\(userID), \(time)) ON CONFLICT DO NOTHING", logger: logger)
         for table in ["activity", "active_days", "check_in_days", "streak_breaks"] {
@@ -124,15 +161,34 @@ struct Facts {
     }
 
     func optIn(_ userID: UUID, at time: Date) async throws {
+        try await writeGatheredActivity()
         try await connection.query(
             "UPDATE telemetry_opt_outs SET until = \(time) WHERE user_id = \(userID) AND until IS NULL", logger: logger)
     }
 
     /// Forgets the user, and remembers only that they are gone.
     func erase(_ userID: UUID) async throws {
+        try await writeGatheredActivity()
         for table in ["users", "activity", "attempts", "active_days", "check_in_days", "streak_breaks", "telemetry_opt_outs"] {
             try await connection.query("DELETE FROM \(unescaped: table) WHERE user_id = \(userID)", logger: logger)
         }
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
+    }
+}
+
+/// A transaction's activity, not yet written.
+final class PendingActivity: GatheredWrites {
+    private let activities = Mutex<[Facts.Activity]>([])
+
+    func add(_ activity: Facts.Activity) {
+        activities.withLock { $0.append(activity) }
+    }
+
+    func write(on connection: PostgresConnection, logger: Logger) async throws {
+        let gathered = activities.withLock { activities in
+            defer { activities.removeAll() }
+            return activities
+        }
+        try await Facts.write(gathered, on: connection, logger: logger)
     }
 }
