@@ -11,7 +11,9 @@ import SurgeContracts
 /// one connection alone (the idle p50), closed-loop saturation (the cost: machine-wide CPU until the consumers have
 /// caught up, per check-in), the sustained-rate search (open loop, every consumer's and outbox's lag under 2 s for
 /// `sustainSeconds`), half the sustained rate (the tail), then `pgbench -N` at the same client count, its CPU
-/// measured machine-wide too. The CPU each process spent shows where the time goes.
+/// measured machine-wide too. The CPU each process spent shows where the time goes. Across the saturated run it also
+/// measures what a check-in leaves on disk in each service's schema and the Kafka records it brings (the capacity model
+/// in docs/deployment.md is derived from them).
 struct CheckInThroughputBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "checkin-throughput", abstract: "Check-ins per second through the gateway beside pgbench -N on the same PostgreSQL.")
@@ -22,6 +24,8 @@ struct CheckInThroughputBench: AsyncParsableCommand {
     @Option(help: "An administrator's URL of the PostgreSQL server (pgbench runs in its own database there).") var database: String
     @Option(help: "Directory of <process>.pid files whose CPU time is reported (the services and the broker).") var pidDirectory: String
     @Option(help: "PostgreSQL's data directory (its postmaster.pid names the server whose CPU time is reported).") var pgdata: String
+    @Option(help: "The database of the services' schemas, on the server of --database (the storage each check-in adds is reported).")
+    var servicesDatabase = "surge"
     @Option(help: "Guests checking in.") var users = 256
     @Option(help: "Concurrent connections, for wrk and for pgbench.") var connections = 16
     @Option(help: "Seconds per measured run.") var seconds = 20
@@ -79,6 +83,9 @@ struct CheckInThroughputBench: AsyncParsableCommand {
         let idle = try wrk(usersFile: usersFile, in: directory, seconds: 5, delayMilliseconds: nil, connections: 1, threads: 1)
         _ = try await SettleBench.settle(settleURL, timeout: .seconds(900))
 
+        // Storage and records are read outside the CPU's window, so that reading them is not a check-in's cost.
+        let storageBefore = try Self.schemaBytes(server: database, database: servicesDatabase)
+        let recordsBefore = try await Self.recordsProduced(settleURL)
         let before = try cpuSeconds()
         let machineBefore = try MachineCPU.busySeconds()
         let saturated = try wrk(usersFile: usersFile, in: directory, seconds: seconds, delayMilliseconds: nil)
@@ -88,6 +95,8 @@ struct CheckInThroughputBench: AsyncParsableCommand {
         let backlog = try await SettleBench.settle(settleURL, timeout: .seconds(900))
         let settled = try cpuSeconds()
         let machineSettled = try MachineCPU.busySeconds()
+        let storageAfter = try Self.schemaBytes(server: database, database: servicesDatabase)
+        let recordsAfter = try await Self.recordsProduced(settleURL)
         let served = saturated.requestsPerSecond * saturated.duration
         let checkInCPU = (machineSettled - machineBefore) / served
 
@@ -204,6 +213,36 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             let peak = (try? pid(of: name)).flatMap { Self.peakResidentKibibytes(of: $0) }.map { String(format: "%14.1f", $0 / 1024) } ?? "             —"
             print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%6.2f", (end - start) / saturated.duration) + peak)
         }
+        print("")
+        print("PostgreSQL storage per check-in of the saturated run: pg_total_relation_size (heap, indexes, TOAST) of every table")
+        print("of each schema before the run and once the consumers had caught up, without a VACUUM (what a deployment sees).")
+        print("Published events stay in the outbox for OUTBOX_RETENTION_HOURS and processed-event ids in the inbox for")
+        print("INBOX_RETENTION_HOURS, then are purged; outbox_pending rows are deleted once published and their space is reused:")
+        print("  schema          bytes   of it outbox   of it inbox")
+        var storageFigures: [BenchFigure] = []
+        var storageTotal = Storage()
+        for schema in StackBench.services {
+            let start = storageBefore[schema] ?? Storage(), end = storageAfter[schema] ?? Storage()
+            let growth = Storage(all: (end.all - start.all) / served, outbox: (end.outbox - start.outbox) / served, inbox: (end.inbox - start.inbox) / served)
+            storageTotal = Storage(all: storageTotal.all + growth.all, outbox: storageTotal.outbox + growth.outbox, inbox: storageTotal.inbox + growth.inbox)
+            print("  " + schema.padding(toLength: 13, withPad: " ", startingAt: 0) + String(format: "%8.0f  %13.0f  %12.0f", growth.all, growth.outbox, growth.inbox))
+            storageFigures.append(BenchFigure("checkin-throughput", "PostgreSQL storage per check-in, \(schema)", growth.all, "bytes"))
+        }
+        print("  " + "all".padding(toLength: 13, withPad: " ", startingAt: 0)
+            + String(format: "%8.0f  %13.0f  %12.0f", storageTotal.all, storageTotal.outbox, storageTotal.inbox))
+        storageFigures += [
+            BenchFigure("checkin-throughput", "PostgreSQL storage per check-in, all schemas", storageTotal.all, "bytes"),
+            BenchFigure("checkin-throughput", "PostgreSQL storage per check-in, of it the outboxes", storageTotal.outbox, "bytes"),
+            BenchFigure("checkin-throughput", "PostgreSQL storage per check-in, of it the inboxes", storageTotal.inbox, "bytes"),
+        ]
+        let records = recordsAfter.merging(recordsBefore.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value > 0 }
+        let recordsPerCheckIn = records.values.reduce(0, +) / served
+        print("")
+        print(String(format: "Kafka records per check-in of the saturated run (surge_kafka_produced_total of every service): %.2f", recordsPerCheckIn))
+        for (topic, count) in records.sorted(by: { $0.key < $1.key }) {
+            print("  " + topic.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6.2f", count / served))
+        }
+        print("(Their bytes are not measured: the development broker keeps its log in memory and reports no sizes.)")
 
         try output.record([
             BenchFigure(
@@ -221,7 +260,60 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             BenchFigure("checkin-throughput", "CPU per check-in, all processes, the consumers' backlog included", totalWithBacklog * 1000 / served, "ms"),
             BenchFigure("checkin-throughput", "consumers caught up after the saturated run", milliseconds(backlog) / 1000, "s"),
             BenchFigure("checkin-throughput", "check-in p50 at half sustained rate", halfSustained.p50, "ms"),
+        ] + storageFigures + [
+            BenchFigure("checkin-throughput", "Kafka records per check-in, every topic", recordsPerCheckIn, "records"),
         ])
+    }
+
+    /// Bytes on disk of one schema's tables, and of them the outbox's (`outbox`, `outbox_pending`) and the inbox's
+    /// (`processed_events`).
+    struct Storage {
+        var all = 0.0
+        var outbox = 0.0
+        var inbox = 0.0
+    }
+
+    /// Each service schema's bytes in `database` on the server of `server` (an administrator's URL): the sum of
+    /// `pg_total_relation_size` (heap, indexes, TOAST) over its tables.
+    static func schemaBytes(server: String, database: String) throws -> [String: Storage] {
+        guard let components = URLComponents(string: server), let host = components.host, let user = components.user else {
+            throw BenchError("--database must be postgres://user:password@host:port/database")
+        }
+        let size = "pg_total_relation_size(c.oid)"
+        let schemas = StackBench.services.map { "'\($0)'" }.joined(separator: ", ")
+        let output = try BenchProcess.run(
+            "/usr/bin/psql",
+            ["-h", host, "-p", "\(components.port ?? 5432)", "-U", user, "-d", database, "-X", "-q", "-A", "-t", "-F", " ", "-c", """
+                SELECT n.nspname, sum(\(size)), coalesce(sum(\(size)) FILTER (WHERE c.relname IN ('outbox', 'outbox_pending')), 0),
+                    coalesce(sum(\(size)) FILTER (WHERE c.relname = 'processed_events'), 0)
+                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.relkind IN ('r', 'm') AND n.nspname IN (\(schemas)) GROUP BY n.nspname
+                """],
+            environment: ["PGPASSWORD": components.password ?? ""])
+        var bytes: [String: Storage] = [:]
+        for line in output.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, let all = Double(fields[1]), let outbox = Double(fields[2]), let inbox = Double(fields[3]) else { continue }
+            bytes[String(fields[0])] = Storage(all: all, outbox: outbox, inbox: inbox)
+        }
+        return bytes
+    }
+
+    /// Records the services' producers have had acknowledged so far (`surge_kafka_produced_total`, result ok), per topic,
+    /// from each service's `/metrics`.
+    static func recordsProduced(_ metricsURLs: [String]) async throws -> [String: Double] {
+        var records: [String: Double] = [:]
+        for url in metricsURLs {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+            let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
+            for line in text.split(separator: "\n") where line.hasPrefix("surge_kafka_produced_total{") && line.contains("result=\"ok\"") {
+                guard let start = line.range(of: "topic=\"")?.upperBound, let end = line[start...].firstIndex(of: "\""),
+                    let value = line.split(separator: " ").last.flatMap({ Double($0) })
+                else { continue }
+                records[String(line[start..<end]), default: 0] += value
+            }
+        }
+        return records
     }
 
     static let lagBound = 2.0
