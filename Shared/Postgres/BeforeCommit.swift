@@ -41,3 +41,44 @@ public protocol GatheredWrites: AnyObject, Sendable {
     /// the transaction must see the writes (it is then called again, for what gathers after).
     func write(on connection: PostgresConnection, logger: Logger) async throws
 }
+
+/// Rows of one kind a transaction gathers, written together by the closure it was made with: what most gatherers are.
+public final class GatheredRows<Row: Sendable>: GatheredWrites {
+    public typealias Write = @Sendable ([Row], PostgresConnection, Logger) async throws -> Void
+    private let rows = Mutex<[Row]>([])
+    private let writeRows: Write
+
+    init(write: @escaping Write) {
+        writeRows = write
+    }
+
+    func add(_ row: Row) {
+        rows.withLock { $0.append(row) }
+    }
+
+    public func write(on connection: PostgresConnection, logger: Logger) async throws {
+        let gathered = rows.withLock { rows in
+            defer { rows.removeAll() }
+            return rows
+        }
+        guard !gathered.isEmpty else { return }
+        try await writeRows(gathered, connection, logger)
+    }
+}
+
+extension BeforeCommit {
+    /// Adds `row` to what the current transaction writes before it commits, with `write` (one call for every row of
+    /// its kind); outside a transaction, writes it at once.
+    public static func gather<Row: Sendable>(
+        _ row: Row, on connection: PostgresConnection, logger: Logger, write: @escaping GatheredRows<Row>.Write
+    ) async throws {
+        guard let transaction = current else { return try await write([row], connection, logger) }
+        transaction.gatherer { GatheredRows(write: write) }.add(row)
+    }
+
+    /// Writes the rows of kind `Row` the current transaction has gathered so far: before a statement of it that must
+    /// see them.
+    public static func writeGathered<Row: Sendable>(_ kind: Row.Type, on connection: PostgresConnection, logger: Logger) async throws {
+        try await current?.existing(GatheredRows<Row>.self)?.write(on: connection, logger: logger)
+    }
+}

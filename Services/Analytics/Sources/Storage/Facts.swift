@@ -3,7 +3,6 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 import SurgePostgres
-import Synchronization
 
 /// Writes the facts of one consumed event, on the consumer's inbox transaction. Nothing is written about a deleted
 /// user, or about what a user did while opted out of telemetry.
@@ -33,9 +32,9 @@ struct Facts {
     /// gathered and written in one statement when its body ends (`BeforeCommit`); whatever reads or changes who may be
     /// recorded writes them first.
     func recordActivity(of userID: UUID, at time: Date, checkInOn date: LocalDate? = nil) async throws {
-        let activity = Activity(userID: userID, at: time, checkInOn: date)
-        guard let transaction = BeforeCommit.current else { return try await Self.write([activity], on: connection, logger: logger) }
-        transaction.gatherer { PendingActivity() }.add(activity)
+        try await BeforeCommit.gather(Activity(userID: userID, at: time, checkInOn: date), on: connection, logger: logger) { activities, connection, logger in
+            try await Self.write(activities, on: connection, logger: logger)
+        }
     }
 
     struct Activity: Sendable {
@@ -76,7 +75,7 @@ struct Facts {
 
     /// Writes the activity this transaction has gathered so far.
     private func writeGatheredActivity() async throws {
-        try await BeforeCommit.current?.existing(PendingActivity.self)?.write(on: connection, logger: logger)
+        try await BeforeCommit.writeGathered(Activity.self, on: connection, logger: logger)
     }
 
     func register(_ userID: UUID, timeZone: String, at time: Date, cohortDate: LocalDate) async throws {
@@ -173,22 +172,5 @@ struct Facts {
             try await connection.query("DELETE FROM \(unescaped: table) WHERE user_id = \(userID)", logger: logger)
         }
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
-    }
-}
-
-/// A transaction's activity, not yet written.
-final class PendingActivity: GatheredWrites {
-    private let activities = Mutex<[Facts.Activity]>([])
-
-    func add(_ activity: Facts.Activity) {
-        activities.withLock { $0.append(activity) }
-    }
-
-    func write(on connection: PostgresConnection, logger: Logger) async throws {
-        let gathered = activities.withLock { activities in
-            defer { activities.removeAll() }
-            return activities
-        }
-        try await Facts.write(gathered, on: connection, logger: logger)
     }
 }

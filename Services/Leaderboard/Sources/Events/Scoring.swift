@@ -5,7 +5,6 @@ import PostgresNIO
 import SurgeContracts
 import SurgeMessaging
 import SurgePostgres
-import Synchronization
 
 /// Applies score changes to boards' windows and says whom each moved past: a `RankChanged` for the user on each
 /// window where their rank actually changed, and one `StandingChanged` with the user's new score and rank in every
@@ -34,15 +33,14 @@ struct Scoring: Sendable {
         logger: Logger
     ) async throws {
         let change = Change(delta: delta, userID: userID, board: board, windows: windows, time: time, trace: trace)
-        guard let transaction = BeforeCommit.current else {
-            return try await write([change], connection: connection, logger: logger)
+        try await BeforeCommit.gather(change, on: connection, logger: logger) { [self] changes, connection, logger in
+            try await write(changes, connection: connection, logger: logger)
         }
-        transaction.gatherer { PendingScores(scoring: self) }.add(change)
     }
 
     /// Writes the changes the transaction has gathered so far: before a statement of it that reads or changes scores.
     func flush(connection: PostgresConnection, logger: Logger) async throws {
-        try await BeforeCommit.current?.existing(PendingScores.self)?.write(on: connection, logger: logger)
+        try await BeforeCommit.writeGathered(Change.self, on: connection, logger: logger)
     }
 
     func write(_ changes: [Change], connection: PostgresConnection, logger: Logger) async throws {
@@ -105,28 +103,6 @@ struct Scoring: Sendable {
                 at: change.time, trace: change.trace))
         }
         return events
-    }
-}
-
-/// A transaction's score changes, not yet written.
-final class PendingScores: GatheredWrites {
-    private let scoring: Scoring
-    private let changes = Mutex<[Scoring.Change]>([])
-
-    init(scoring: Scoring) {
-        self.scoring = scoring
-    }
-
-    func add(_ change: Scoring.Change) {
-        changes.withLock { $0.append(change) }
-    }
-
-    func write(on connection: PostgresConnection, logger: Logger) async throws {
-        let gathered = changes.withLock { changes in
-            defer { changes.removeAll() }
-            return changes
-        }
-        try await scoring.write(gathered, connection: connection, logger: logger)
     }
 }
 
