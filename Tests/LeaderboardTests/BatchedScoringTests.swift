@@ -83,4 +83,39 @@ struct BatchedScoringTests {
             #expect(Set(rows.map { "\($0.0 == ana ? "ana" : "ben") \($0.1) \($0.2)" }) == ["ana 0.0 true", "ben 7.0 false"])
         }
     }
+
+    @Test("a deleted user's late points, in the batch that deletes them or a later one, put them on no board and rank nothing")
+    func latePointsOfADeletedUser() async throws {
+        try await LeaderboardRoutes.run { routes in
+            try await routes.profiles([ana: "Ana", ben: "Ben"])
+            let cache = BoardCache(client: routes.database, logger: routes.logger)
+            let scoring = Scoring(cache: cache, outbox: Outbox(service: "leaderboard"))
+            let windows = Windows.of(LeaderboardRoutes.today)
+            let (ana, ben, board) = (self.ana, self.ben, self.board)
+            try await routes.record { connection, logger in
+                var store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
+                try await store.addScore(5, for: ben, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+                try await store.addScore(10, for: ana, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+                try await store.erase(ana)
+                try await store.addScore(3, for: ana, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+            }
+            try await routes.record { connection, logger in
+                let store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
+                try await store.addScore(4, for: ana, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+                try await store.addScore(1, for: ben, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+            }
+            for window in windows {
+                let held = try await cache.read(BoardWindow(board: board, window: window)) { [$0.entry(ana)?.score, $0.entry(ben)?.score] }
+                #expect(held == [nil, 6], "\(window)")
+            }
+            func count(_ query: PostgresQuery) async throws -> Int {
+                try await routes.database.query(query, logger: routes.logger).collect().first?.decode(Int.self) ?? -1
+            }
+            #expect(try await count("SELECT count(*)::int8 FROM leaderboard.scores WHERE user_id = \(ana) AND NOT removed") == 0)
+            let mentioningAna = "%\(ana.uuidString)%"
+            #expect(
+                try await count("SELECT count(*)::int8 FROM leaderboard.outbox WHERE payload::text ILIKE \(mentioningAna)") == windows.count + 1,
+                "her first points' rank change in each window and their standing change, before her deletion; nothing for her late points")
+        }
+    }
 }

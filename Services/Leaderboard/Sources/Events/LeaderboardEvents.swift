@@ -42,7 +42,7 @@ enum LeaderboardEvents {
 
     static func pointsAwarded<Store: LeaderboardStore>(_ event: CloudEvent<PointsAwarded>, _ store: inout Store) async throws {
         let data = event.data
-        guard scores(data), try await !store.isErased(data.userID) else { return }
+        guard scores(data) else { return }
         if let challengeID = data.challengeID {
             try await store.addScore(
                 Double(data.points), for: data.userID, on: Board(.challenge, challengeID), windows: Windows.of(data.localDate), at: data.awardedAt,
@@ -57,7 +57,7 @@ enum LeaderboardEvents {
 
     static func checkInRecorded<Store: LeaderboardStore>(_ event: CloudEvent<CheckInRecorded>, _ store: inout Store) async throws {
         let data = event.data
-        guard scores(data), let quantity = data.quantity, try await !store.isErased(data.userID) else { return }
+        guard scores(data), let quantity = data.quantity else { return }
         try await store.addScore(
             quantity, for: data.userID, on: Board(.competition, data.challengeID), windows: Windows.of(data.localDate), at: data.recordedAt,
             trace: event.trace)
@@ -65,7 +65,7 @@ enum LeaderboardEvents {
 
     static func checkInUndone<Store: LeaderboardStore>(_ event: CloudEvent<CheckInUndone>, _ store: inout Store) async throws {
         let data = event.data
-        guard scores(data), let quantity = data.quantity, try await !store.isErased(data.userID) else { return }
+        guard scores(data), let quantity = data.quantity else { return }
         try await store.addScore(
             -quantity, for: data.userID, on: Board(.competition, data.challengeID), windows: Windows.of(data.localDate), at: data.recordedAt,
             trace: event.trace)

@@ -48,10 +48,6 @@ struct DirectoryStore {
             """, logger: logger)
     }
 
-    func isErased(_ userID: UUID) async throws -> Bool {
-        try await connection.query("SELECT 1 FROM erased_users WHERE user_id = \(userID)", logger: logger).collect().isEmpty == false
-    }
-
     func erase(_ userID: UUID) async throws {
         try await changes.directoryChanged()
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)

@@ -9,7 +9,6 @@ import SurgeContracts
 /// inbox transaction; `MemoryLeaderboardStore` is the rebuild, every event in memory and written once at the end.
 /// The handlers (`LeaderboardEvents`) are written once over this, so both paths end with the same boards.
 protocol LeaderboardStore {
-    func isErased(_ userID: UUID) async throws -> Bool
     func profile(_ userID: UUID) async throws -> DirectoryStore.Profile?
     func groupZone(_ groupID: UUID) async throws -> GroupZone?
 
@@ -25,7 +24,8 @@ protocol LeaderboardStore {
     mutating func deleteChallenge(_ challengeID: UUID) async throws
     mutating func invite(_ userID: UUID, to challengeID: UUID) async throws
     mutating func addParticipant(_ userID: UUID, to challengeID: UUID) async throws
-    /// Adds `delta` to the user's score on each window of the board.
+    /// Adds `delta` to the user's score on each window of the board; nothing for a deleted user, whose late points
+    /// must not put them back on a board (checked in the write's own statement, not asked first).
     mutating func addScore(_ delta: Double, for userID: UUID, on board: Board, windows: [WindowKey], at time: Date, trace: TraceContext?)
         async throws
     mutating func removeScores(of userID: UUID, from board: Board, windows: [WindowKey]) async throws
@@ -41,7 +41,6 @@ struct PostgresLeaderboardStore: LeaderboardStore {
     var directory: DirectoryStore { DirectoryStore(connection: connection, logger: logger) }
     var scores: ScoreStore { ScoreStore(connection: connection, logger: logger) }
 
-    func isErased(_ userID: UUID) async throws -> Bool { try await directory.isErased(userID) }
     func profile(_ userID: UUID) async throws -> DirectoryStore.Profile? { try await directory.profile(userID) }
     func groupZone(_ groupID: UUID) async throws -> GroupZone? { try await directory.groupZone(groupID) }
 

@@ -35,7 +35,6 @@ struct MemoryLeaderboardStore: LeaderboardStore, Sendable {
     var scores: [BoardWindow: [UUID: Double]] = [:]
     var windows: [Board: Set<WindowKey>] = [:]
 
-    func isErased(_ userID: UUID) async throws -> Bool { erased.contains(userID) }
     func profile(_ userID: UUID) async throws -> DirectoryStore.Profile? { profiles[userID] }
     func groupZone(_ groupID: UUID) async throws -> GroupZone? { groups[groupID]?.zone }
 
@@ -96,6 +95,7 @@ struct MemoryLeaderboardStore: LeaderboardStore, Sendable {
     mutating func addScore(_ delta: Double, for userID: UUID, on board: Board, windows keys: [WindowKey], at time: Date, trace: TraceContext?)
         async throws
     {
+        guard !erased.contains(userID) else { return }
         for window in keys {
             windows[board, default: []].insert(window)
             scores[BoardWindow(board: board, window: window), default: [:]][userID, default: 0] += delta

@@ -39,6 +39,7 @@ struct ScoreStore {
                     \(users.map(\.key.userID))::uuid[], \(users.map(\.value))::float8[]
                 ) AS d (board, key, user_id, delta)
                 JOIN bumped b ON b.board = d.board AND b.window_key = d.key
+                WHERE NOT EXISTS (SELECT 1 FROM erased_users e WHERE e.user_id = d.user_id)
                 ON CONFLICT (board, window_key, user_id) DO UPDATE
                 SET score = CASE WHEN scores.removed THEN EXCLUDED.score ELSE scores.score + EXCLUDED.score END,
                     removed = false, version = EXCLUDED.version
