@@ -111,13 +111,13 @@ struct AttemptLifecycle: Sendable {
         let dayNumber = try await stores.projections.timeline(attempt.challengeID).map {
             attempt.state.timeOff($0.version(on: endedOn)).dayNumber(of: endedOn, startedOn: attempt.startedOn)
         } ?? attempt.startedOn.days(until: endedOn) + 1
-        try await stores.attempts.update(attempt, now: now)
-        try await stores.outbox.append(
+        let event = try stores.outbox.record(
             AttemptEnded(
                 attemptID: attempt.id, userID: attempt.userID, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
                 attemptNumber: attempt.attemptNumber, end: .abandoned, endedOn: endedOn, dayNumber: dayNumber, reason: attempt.state.failureReason,
                 missedTaskIDs: attempt.state.missedTaskIDs, daysCompleted: attempt.state.periodsCompleted, bestStreak: attempt.state.bestStreak,
                 points: attempt.state.points, endedAt: now),
             at: now, trace: trace)
+        try await stores.attempts.update(attempt, now: now, writing: stores.outbox.insert([event]))
     }
 }

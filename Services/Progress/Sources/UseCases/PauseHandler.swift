@@ -109,13 +109,13 @@ struct PauseHandler: Sendable {
                 closes: { timeline.windowCloses($0, calendar: calendar) })
         }
         attempt.state.pauses.append(pause)
-        try await stores.attempts.update(attempt, now: now)
-        try await stores.outbox.append(
+        let event = try stores.outbox.record(
             AttemptPaused(
                 pauseID: pause.pauseID, attemptID: attempt.id, userID: attempt.userID, challengeID: attempt.challengeID, kind: attempt.kind,
                 groupID: attempt.groupID, pauseKind: pause.kind, from: pause.from, through: pause.through,
                 remindersOnly: definition.pauseRule.mode == .remindersOnly, pausedAt: now),
             at: now, trace: trace)
+        try await stores.attempts.update(attempt, now: now, writing: stores.outbox.insert([event]))
     }
 
     private func resume(
@@ -126,11 +126,11 @@ struct PauseHandler: Sendable {
         }
         let today = member.calendar.date(at: now)
         let (before, after) = try ProgressError.refusingPause { () throws(PauseRefusal) in try PausePolicy.resume(&attempt.state, today: today) }
-        try await stores.attempts.update(attempt, now: now)
-        try await stores.outbox.append(
+        let event = try stores.outbox.record(
             AttemptResumed(
                 pauseID: before.pauseID, attemptID: attempt.id, userID: attempt.userID, challengeID: attempt.challengeID, kind: attempt.kind,
                 groupID: attempt.groupID, resumedOn: today, pausedThrough: after?.through, resumedAt: now),
             at: now, trace: trace)
+        try await stores.attempts.update(attempt, now: now, writing: stores.outbox.insert([event]))
     }
 }
