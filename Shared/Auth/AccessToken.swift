@@ -39,7 +39,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var userID: UUID? { UUID(text: sub.value) }
 
     /// The session the token belongs to; nil for a token issued before tokens named it.
-    public var sessionID: UUID? { sid.flatMap(UUID.init(uuidString:)) }
+    public var sessionID: UUID? { sid.flatMap { UUID(text: $0) } }
 
     public var isAdmin: Bool { roles?.contains(Self.adminRole) ?? false }
 

@@ -100,7 +100,7 @@ extension IdempotentRequestMiddleware where Context == SurgeRequestContext {
         self.init(
             client: client, connections: connections, logger: logger, key: { $0.idempotencyKey },
             scope: { context in
-                if let caller = context.callerID { return "user:\(caller.uuidString.lowercased())" }
+                if let caller = context.callerID { return "user:\(caller.key)" }
                 return context.clientAddress.map { "anonymous:\($0)" }
             })
     }

@@ -110,7 +110,7 @@ public struct InternalCallSigner: Sendable {
 
     /// 128 random bits, base64url: what makes two otherwise equal calls in the same second sign differently.
     public static func nonce() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = PooledRandomNumberGenerator()
         let bits = (generator.next() as UInt64, generator.next() as UInt64)
         return withUnsafeBytes(of: bits) { Base64URL.encode($0) }
     }

@@ -108,7 +108,7 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
         var context = context
         var request = request
         let forwardedID = request.headers[InternalHeaders.requestID]
-        let requestID = forwardedID ?? UUID().key
+        let requestID = forwardedID ?? UUID.pooledRandom().key
         let target = request.head.path ?? ""
         if Self.needsSignature(target) {
             let caller = request.headers[InternalHeaders.caller]

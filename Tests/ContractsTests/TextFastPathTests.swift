@@ -57,6 +57,25 @@ struct TextFastPathTests {
         #expect(ids.allSatisfy { $0.precedesInByteOrder(later) })
     }
 
+    @Test("a pooled random UUID is version 4 with RFC 9562's variant, and none repeats across refills and threads")
+    func pooledRandom() async {
+        // 8 tasks × 1,000 ids draw 16,000 words: the 512-word pool is refilled about 30 times, from both cores at once.
+        let ids = await withTaskGroup(of: [UUID].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<1_000).map { _ in UUID.pooledRandom() } } }
+            return await group.reduce(into: [UUID]()) { $0 += $1 }
+        }
+        for id in ids {
+            #expect(id.key.dropFirst(14).first == "4", "\(id.key)")
+            #expect(["8", "9", "a", "b"].contains(id.key.dropFirst(19).prefix(1)), "\(id.key)")
+            #expect(UUID(uuidString: id.key) == id)
+        }
+        #expect(Set(ids).count == ids.count)
+        // Every bit that is not the version's or the variant's varies: no byte of the pool is left unfilled.
+        let words = ids.map { withUnsafeBytes(of: $0.uuid) { $0.load(as: (UInt64, UInt64).self) } }
+        let varying = words.reduce((UInt64(0), UInt64(0))) { ($0.0 | ($1.0 ^ words[0].0), $0.1 | ($1.1 ^ words[0].1)) }
+        #expect(varying.0.nonzeroBitCount == 60 && varying.1.nonzeroBitCount == 62)
+    }
+
     @Test("text that is not a UUID is refused, as Foundation refuses it", arguments: [
         "", "c4a11e00-0075-4000-8000-00000000000", "c4a11e00-0075-4000-8000-0000000000011", "c4a11e00007540008000000000000001",
         "c4a11e00-0075-4000-8000_000000000001", "c4a11e000-075-4000-8000-000000000001", "g4a11e00-0075-4000-8000-000000000001",

@@ -1,4 +1,5 @@
 import Foundation
+import SurgeContracts
 
 /// What a stream event is about, and so who may receive it: a user's own feed, a group's (household's) board and
 /// chores, or a challenge's board.
@@ -10,7 +11,7 @@ public enum StreamTopic: Hashable, Sendable, CustomStringConvertible {
     /// A board a client asks for: `group:<id>` or `challenge:<id>` (a competition is a challenge).
     public init?(board text: Substring) {
         let parts = text.split(separator: ":", maxSplits: 1)
-        guard parts.count == 2, let id = UUID(uuidString: String(parts[1])) else { return nil }
+        guard parts.count == 2, let id = UUID(text: parts[1]) else { return nil }
         switch parts[0] {
         case "group": self = .group(id)
         case "challenge", "competition": self = .challenge(id)
@@ -20,9 +21,9 @@ public enum StreamTopic: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .user(let id): "user:\(id.uuidString.lowercased())"
-        case .group(let id): "group:\(id.uuidString.lowercased())"
-        case .challenge(let id): "challenge:\(id.uuidString.lowercased())"
+        case .user(let id): "user:\(id.key)"
+        case .group(let id): "group:\(id.key)"
+        case .challenge(let id): "challenge:\(id.key)"
         }
     }
 }

@@ -1,3 +1,5 @@
+import SurgeContracts
+
 /// W3C Trace Context `traceparent`: `00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`.
 public struct TraceParent: Sendable, Equatable {
     public var traceID: String
@@ -43,10 +45,10 @@ public struct TraceParent: Sendable, Equatable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Random lower-case hex, 16 digits from each 64 random bits (one `getrandom` per word, not one per byte: the gateway
-    /// makes a trace for every request it is not given one for).
+    /// Random lower-case hex, 16 digits from each 64 random bits: the gateway makes a trace for every request it is not
+    /// given one for.
     private static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = PooledRandomNumberGenerator()
         return String(unsafeUninitializedCapacity: bytes * 2) { buffer in
             var word: UInt64 = 0
             for index in 0..<bytes * 2 {

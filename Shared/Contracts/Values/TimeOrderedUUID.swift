@@ -7,7 +7,7 @@ extension UUID {
     /// only version 4.
     public static func timeOrdered(at now: Date = Date()) -> UUID {
         let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
-        var generator = SystemRandomNumberGenerator()
+        var generator = PooledRandomNumberGenerator()
         let high = generator.next() as UInt64, low = generator.next() as UInt16
         return UUID(uuid: (
             UInt8(truncatingIfNeeded: milliseconds >> 40), UInt8(truncatingIfNeeded: milliseconds >> 32),

@@ -6,6 +6,7 @@ import Metrics
 import NIOCore
 import NIOFoundationCompat
 import SurgeAuth
+import SurgeContracts
 import SurgeRuntime
 
 /// What every public route goes through, in order: rate limits, authentication, idempotency, conditional requests
@@ -45,14 +46,14 @@ struct RoutePipeline: Sendable {
             context.callerID = caller.id
             context.callerRoles = caller.roles
             context.callerSessionID = caller.sessionID
-            decisions.append(take(caller.id.uuidString, limits.perUser))
+            decisions.append(take(caller.id.key, limits.perUser))
         } else if decisions.allSatisfy(\.allowed), route.access == .authenticated {
             do {
                 let caller = try await authenticator.caller(of: request)
                 context.callerID = caller.id
                 context.callerRoles = caller.roles
                 context.callerSessionID = caller.sessionID
-                decisions.append(take(caller.id.uuidString, limits.perUser))
+                decisions.append(take(caller.id.key, limits.perUser))
             } catch {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
                 return Self.withRateLimitHeaders(response, decisions)
@@ -138,7 +139,7 @@ struct RoutePipeline: Sendable {
         let fingerprint = IdempotencyFingerprint.of(method: request.method.rawValue, path: request.uri.description, body: Data(buffer: body))
         // Signed-out keys are scoped to the client's address, so nobody can replay a guessable key to read another
         // person's sign-up response.
-        let scope = context.callerID.map { "user:\($0.uuidString.lowercased())" } ?? "anonymous:\(ip)"
+        let scope = context.callerID.map { "user:\($0.key)" } ?? "anonymous:\(ip)"
         switch try await idempotency.claim(scope: scope, key: key, fingerprint: fingerprint, now: now()) {
         case .mismatch:
             throw Problem(

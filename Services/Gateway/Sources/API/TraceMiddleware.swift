@@ -1,6 +1,7 @@
 import Foundation
 import GatewayDomain
 import Hummingbird
+import SurgeContracts
 import SurgeRuntime
 
 /// Accepts a client's `X-Request-ID` (if sane) and W3C `traceparent`, or starts new ones, echoes the request id, and
@@ -10,7 +11,7 @@ struct TraceMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.requestID = request.headers[InternalHeaders.requestID].flatMap(Self.acceptableRequestID) ?? UUID().uuidString.lowercased()
+        context.requestID = request.headers[InternalHeaders.requestID].flatMap(Self.acceptableRequestID) ?? UUID.pooledRandom().key
         context.traceParent = request.headers[InternalHeaders.traceparent].flatMap(TraceParent.init)?.child() ?? .random()
         context.traceState = request.headers[InternalHeaders.tracestate]
         context.logger[metadataKey: "request.id"] = .string(context.requestID)
