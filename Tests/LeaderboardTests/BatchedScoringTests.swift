@@ -17,13 +17,17 @@ struct BatchedScoringTests {
     let ana = UUID(), ben = UUID(), cy = UUID()
     let board = Board(.challenge, UUID())
 
+    /// A cache of the routes' boards, the scoring that writes to it, and today's windows.
+    private static func scoring(on routes: LeaderboardRoutes) -> (BoardCache, Scoring, [WindowKey]) {
+        let cache = BoardCache(client: routes.database, logger: routes.logger)
+        return (cache, Scoring(cache: cache, outbox: Outbox(service: "leaderboard")), Windows.of(LeaderboardRoutes.today))
+    }
+
     @Test("the second and third change of one transaction rank against the first; a rolled-back change leaves no trace in memory")
     func batchRanksAgainstItself() async throws {
         try await LeaderboardRoutes.run { routes in
             try await routes.profiles([ana: "Ana", ben: "Ben", cy: "Cy"])
-            let cache = BoardCache(client: routes.database, logger: routes.logger)
-            let scoring = Scoring(cache: cache, outbox: Outbox(service: "leaderboard"))
-            let windows = Windows.of(LeaderboardRoutes.today)
+            let (cache, scoring, windows) = Self.scoring(on: routes)
             let (ana, ben, cy, board) = (self.ana, self.ben, self.cy, self.board)
             try await routes.record { connection, logger in
                 for (points, userID) in [(10.0, ana), (20, ben), (15, ana)] {
@@ -62,9 +66,7 @@ struct BatchedScoringTests {
     func removalAfterGatheredPoints() async throws {
         try await LeaderboardRoutes.run { routes in
             try await routes.profiles([ana: "Ana", ben: "Ben"])
-            let cache = BoardCache(client: routes.database, logger: routes.logger)
-            let scoring = Scoring(cache: cache, outbox: Outbox(service: "leaderboard"))
-            let windows = Windows.of(LeaderboardRoutes.today)
+            let (cache, scoring, windows) = Self.scoring(on: routes)
             let (ana, ben, board) = (self.ana, self.ben, Board(.group, UUID()))
             try await routes.record { connection, logger in
                 let store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
@@ -88,12 +90,10 @@ struct BatchedScoringTests {
     func latePointsOfADeletedUser() async throws {
         try await LeaderboardRoutes.run { routes in
             try await routes.profiles([ana: "Ana", ben: "Ben"])
-            let cache = BoardCache(client: routes.database, logger: routes.logger)
-            let scoring = Scoring(cache: cache, outbox: Outbox(service: "leaderboard"))
-            let windows = Windows.of(LeaderboardRoutes.today)
+            let (cache, scoring, windows) = Self.scoring(on: routes)
             let (ana, ben, board) = (self.ana, self.ben, self.board)
             try await routes.record { connection, logger in
-                var store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
+                let store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
                 try await store.addScore(5, for: ben, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
                 try await store.addScore(10, for: ana, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
                 try await store.erase(ana)
