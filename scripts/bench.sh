@@ -67,13 +67,16 @@ statements() {
     return
   fi
   echo
-  echo "PostgreSQL during $2 (pg_stat_statements): execution time per service role, then the 15 costliest statements"
+  echo "PostgreSQL during $2 (pg_stat_statements): execution time per service role, the 15 costliest statements, then the services' 20 most called"
   PGPASSWORD="$(cat "$BENCH/admin-password")" "${psql[@]}" -P pager=off \
     -c "SELECT r.rolname AS role, sum(s.calls) AS calls, round(sum(s.total_exec_time)::numeric, 0) AS exec_ms
         FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid GROUP BY r.rolname ORDER BY exec_ms DESC" \
     -c "SELECT r.rolname AS role, s.calls, round(s.total_exec_time::numeric, 0) AS exec_ms,
                round((s.total_exec_time / greatest(s.calls, 1))::numeric, 3) AS mean_ms, left(regexp_replace(s.query, '\s+', ' ', 'g'), 110) AS query
-        FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid ORDER BY s.total_exec_time DESC LIMIT 15"
+        FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid ORDER BY s.total_exec_time DESC LIMIT 15" \
+    -c "SELECT r.rolname AS role, s.calls, round(s.total_exec_time::numeric, 0) AS exec_ms,
+               round((s.total_exec_time / greatest(s.calls, 1))::numeric, 3) AS mean_ms, left(regexp_replace(s.query, '\s+', ' ', 'g'), 110) AS query
+        FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname <> 'surge_admin' ORDER BY s.calls DESC LIMIT 20"
 }
 
 log "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
