@@ -181,7 +181,10 @@ extension EventProcessor {
                 ON CONFLICT DO NOTHING RETURNING 1
                 """, logger: logger
             ).collect().isEmpty == false
-            if inserted { try await apply(connection, logger) }
+            if inserted {
+                try await apply(connection, logger)
+                try await BeforeCommit.writeGathered(on: connection, logger: logger)
+            }
             try await connection.query("DELETE FROM deferred_events WHERE id = \(parked.id)", logger: logger)
             metrics.count(record.type, inserted ? "applied" : "duplicate")
             logger.info("Parked event applied", metadata: [
@@ -193,6 +196,7 @@ extension EventProcessor {
             // Stopping, or the database went away: the row stays parked as it was.
             if Task.isCancelled || error.isDatabaseUnavailable { throw error }
             try await connection.query("ROLLBACK TO SAVEPOINT redrive", logger: logger)
+            BeforeCommit.discardGathered()
             if let awaiting = error.unwrappingTransaction as? any AwaitingOtherEvent {
                 guard parked.age < configuration.deferralLimit.inSeconds else {
                     try await deadLetterParked(

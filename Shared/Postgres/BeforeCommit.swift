@@ -5,7 +5,8 @@ import Synchronization
 /// Writes a transaction gathers while its body runs and makes once, on its connection, when the body has returned
 /// and before it commits: a consumer batch of score changes becomes one statement for the batch instead of one per
 /// event. `PostgresClient.transaction` makes one current for its body (inside a `SharedTransaction`, for each joined
-/// body). The writes are not made per savepoint: what gathers must not run under one it may roll back to.
+/// body). What runs under a savepoint writes its gathered rows before releasing it, and discards them when it rolls
+/// back to it (`writeGathered(on:logger:)`, `discardGathered()`).
 public final class BeforeCommit: Sendable {
     /// The transaction `PostgresClient.transaction` is running on this task, if any.
     @TaskLocal public static var current: BeforeCommit?
@@ -32,6 +33,18 @@ public final class BeforeCommit: Sendable {
 
     func write(on connection: PostgresConnection, logger: Logger) async throws {
         for gatherer in gatherers.withLock({ $0 }) { try await gatherer.writes.write(on: connection, logger: logger) }
+    }
+
+    /// Writes everything the current transaction has gathered so far: what runs under a savepoint writes its gathered
+    /// rows before releasing it, so that a failure among them rolls back to it too.
+    public static func writeGathered(on connection: PostgresConnection, logger: Logger) async throws {
+        try await current?.write(on: connection, logger: logger)
+    }
+
+    /// Forgets what the current transaction has gathered so far: after rolling back to a savepoint, what its body
+    /// gathered must not be written.
+    public static func discardGathered() {
+        current?.gatherers.withLock { $0.removeAll() }
     }
 }
 

@@ -107,10 +107,12 @@ struct DeferredEventTests {
         }
     }
 
-    @Test("a parked record whose prerequisite never arrives is dead-lettered after the deferral limit, with the reason; its key moves on")
-    func neverArrives() async throws {
+    @Test(
+        "a parked record whose prerequisite never arrives is dead-lettered after the deferral limit, with the reason; its key moves on (also when its handler gathers its writes until the transaction's body ends)",
+        arguments: [false, true])
+    func neverArrives(gathered: Bool) async throws {
         try await MessagingHarness.with { harness in
-            let consumer = try harness.deferringConsumer(deferralLimit: .seconds(2))
+            let consumer = try harness.deferringConsumer(deferralLimit: .seconds(2), gathered: gathered)
             let doomed = harness.registration("doomed<-never")
             var after = harness.registration("after")
             after.userID = doomed.userID

@@ -92,11 +92,9 @@ struct MessagingHarness {
     /// `NotYetRegistered`). Every effect is also appended to `effect_log`, to see the order.
     func deferringConsumer(
         group: String = "surge-progress", deferralLimit: Duration = .seconds(15 * 60), logger: Logger? = nil,
-        whileApplying: (@Sendable () async throws -> Void)? = nil
+        whileApplying: (@Sendable () async throws -> Void)? = nil, gathered: Bool = false
     ) throws -> EventConsumer {
-        var handlers = EventHandlers()
-        handlers.on(UserRegistered.self) { event, connection, logger in
-            let name = event.data.displayName
+        @Sendable func apply(_ name: String, on connection: PostgresConnection, logger: Logger) async throws {
             if let arrow = name.range(of: "<-") {
                 let needed = String(name[arrow.upperBound...])
                 let known = try await connection.query("SELECT 1 FROM effects WHERE key = \(needed)", logger: logger).collect().isEmpty == false
@@ -109,6 +107,14 @@ struct MessagingHarness {
                 ON CONFLICT (key) DO UPDATE SET applied = effects.applied + 1
                 """, logger: logger)
             try await connection.query("INSERT INTO effect_log (key) VALUES (\(name))", logger: logger)
+        }
+        var handlers = EventHandlers()
+        handlers.on(UserRegistered.self) { event, connection, logger in
+            guard gathered else { return try await apply(event.data.displayName, on: connection, logger: logger) }
+            // As a handler that gathers its writes until the transaction's body ends (`BeforeCommit`), failing there.
+            try await BeforeCommit.gather(event.data.displayName, on: connection, logger: logger) { names, connection, logger in
+                for name in names { try await apply(name, on: connection, logger: logger) }
+            }
         }
         return try EventConsumer(
             configuration: .init(group: group, maxAttempts: 3, initialBackoff: .milliseconds(10), deferralLimit: deferralLimit),
