@@ -64,12 +64,12 @@ struct BadgeStoreParityTests {
 
         let streak = Fact(name: Fact.streak, scope: "challenge:\(challenge.key)")
         let chores = Fact(name: Rule.Measure.chores.rawValue, scope: "all")
-        for (user, value) in [(ann, 4), (ben, 2), (dee, 7)] { answers.append("raised \(try await store.change([streak], .raise(value), of: user))") }
-        answers.append("kept \(try await store.change([streak], .raise(1), of: ann))")
-        for user in [ann, ann, ben, dee] { answers.append("added \(try await store.change([chores], .add(1), of: user))") }
+        for (user, value) in [(ann, 4), (ben, 2), (dee, 7)] { answers.append("raised \(try await store.change([streak], .raise(value), of: user, heldAmong: [])?.values)") }
+        answers.append("kept \(try await store.change([streak], .raise(1), of: ann, heldAmong: [])?.values)")
+        for user in [ann, ann, ben, dee] { answers.append("added \(try await store.change([chores], .add(1), of: user, heldAmong: [])?.values)") }
         let choresInKind = Fact(name: Rule.Measure.chores.rawValue, scope: "kind:chore")
-        answers.append("added together, in order \(try await store.change([choresInKind, chores], .add(2), of: ann))")
-        answers.append("raised together, in order \(try await store.change([choresInKind, streak], .raise(5), of: ann))")
+        answers.append("added together, in order \(try await store.change([choresInKind, chores], .add(2), of: ann, heldAmong: [])?.values)")
+        answers.append("raised together, in order \(try await store.change([choresInKind, streak], .raise(5), of: ann, heldAmong: [])?.values)")
         answers.append("at least 3 \(try await store.users(with: streak, atLeast: 3).map { "\($0.0.key)=\($0.1)" }.sorted())")
 
         let first = Award(badgeID: "chores", level: 1, period: "", title: "Chores \"I\"")
@@ -85,12 +85,33 @@ struct BadgeStoreParityTests {
         try await store.erase(dee)
         answers.append("erased \(try await store.isErased(dee)) \(try await store.isErased(ann))")
         answers.append("erased holds \(try await store.heldBadges(of: dee).sorted())")
-        answers.append("erased facts kept \(String(describing: try await store.change([chores], .add(1), of: dee)))")
+        answers.append("erased facts kept \(String(describing: try await store.change([chores], .add(1), of: dee, heldAmong: [])?.values))")
         try await store.saveUser(dee)
         try await store.join(challenge, dee)
         try await store.deleteChallenge(challenge)
         answers.append("after erasure \(try await store.users(with: streak, atLeast: 1).map(\.0.key).sorted())")
         return answers
+    }
+
+    @Test("a fact change reads, in its statement, the levels the user holds of the badges asked about (not another period's, not another badge's)")
+    func heldLevels() async throws {
+        try await BadgesRoutes.run { routes in
+            try await routes.record { store in
+                let chores = Fact(name: Rule.Measure.chores.rawValue, scope: "all")
+                let time = Date(timeIntervalSince1970: 1_795_000_000)
+                for award in [
+                    Award(badgeID: "chores", level: 1, period: "", title: "I"), Award(badgeID: "chores", level: 2, period: "", title: "II"),
+                    Award(badgeID: "weekly-goal", level: 1, period: "2026-W48", title: "Week 48"), Award(badgeID: "streak", level: 1, period: "", title: "S"),
+                ] {
+                    _ = try await store.award(award, to: ann, at: time, backfilled: false)
+                }
+                let changed = try await store.change([chores], .add(3), of: ann, heldAmong: ["chores", "weekly-goal"])
+                #expect(changed?.values == [3])
+                #expect(changed?.held == [BadgeLevel(badgeID: "chores", level: 1), BadgeLevel(badgeID: "chores", level: 2)])
+                #expect(try await store.change([chores], .raise(2), of: ann, heldAmong: ["other"])?.values == [3])
+                #expect(try await store.change([chores], .add(1), of: ben, heldAmong: ["chores"])?.held == [])
+            }
+        }
     }
 
     private func definition(version: Int, badges: [ChallengeBadge]) -> ChallengeDefinition {

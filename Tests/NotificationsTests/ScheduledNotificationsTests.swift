@@ -55,4 +55,35 @@ struct ScheduledNotificationsTests {
         #expect(try await pending().map(\.key) == ["streak-at-risk:a"])
         }
     }
+
+    @Test("noting a check-in answers the recipient as before it and their pending re-engagement nudges, in the same statement")
+    func noteCheckIn() async throws {
+        try await withNotificationsDatabase("note-check-in") { database, logger in
+        let recipient = Recipient(userID: UUID(), displayName: "Ana", timeZone: "Europe/Rome", locale: "en", enabled: true)
+        let (day, attemptID) = (LocalDate("2026-03-10")!, UUID())
+        try await database.transaction(logger: logger) { connection in
+            try await RecipientStore(connection: connection, logger: logger).save(recipient, now: Self.rome.instant(of: LocalTime("12:00")!, on: day))
+        }
+        func note(_ userID: UUID, on date: LocalDate) async throws -> (recipient: Recipient, pendingNudges: [String])? {
+            try await database.transaction(logger: logger) { connection in
+                try await RecipientStore(connection: connection, logger: logger).noteCheckIn(userID, attemptID: attemptID, on: date)
+            }
+        }
+        let first = try #require(try await note(recipient.userID, on: day))
+        #expect(first.recipient.lastCheckIn == nil && first.pendingNudges.isEmpty)
+        try await database.transaction(logger: logger) { connection in
+            try await ScheduledNotifications(connection: connection, logger: logger).replace(
+                .reEngagement, key: "re-engagement:2026-03-10", for: recipient, on: day.adding(days: 3))
+            try await ScheduledNotifications(connection: connection, logger: logger).schedule(
+                .streakAtRisk, key: "streak-at-risk:a", for: recipient, on: day)
+        }
+        let second = try #require(try await note(recipient.userID, on: day))
+        #expect(second.recipient.lastCheckIn == day && second.pendingNudges == ["re-engagement:2026-03-10"], "only the kind's")
+        await #expect(throws: DirectoryLag.self, "a user not known yet is waited for") { try await note(UUID(), on: day) }
+        try await database.transaction(logger: logger) { connection in
+            try await RecipientStore(connection: connection, logger: logger).erase(recipient.userID)
+        }
+        #expect(try await note(recipient.userID, on: day) == nil, "an erased user is no one to remind")
+        }
+    }
 }

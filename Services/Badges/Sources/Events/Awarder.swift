@@ -14,13 +14,17 @@ struct Awarder: Sendable {
     ) async throws {
         var own: BadgeCatalogue?
         if let challengeID { own = try await store.challengeBadges(challengeID) }
-        guard let values = try await store.change(facts, change, of: userID) else { return }
+        let candidates = ([catalogue] + (own.map { [$0] } ?? [])).flatMap { catalogue in
+            catalogue.badges.filter { $0.rule.fact.map(facts.contains) ?? false }.map(\.id)
+        }
+        guard let changed = try await store.change(facts, change, of: userID, heldAmong: candidates) else { return }
         var awards: [Award] = []
-        for (fact, value) in zip(facts, values) {
+        for (fact, value) in zip(facts, changed.values) {
             awards += Awarding.reached(catalogue, fact: fact, value: value)
             if let own { awards += Awarding.reached(own, fact: fact, value: value) }
         }
-        try await grant(awards, to: userID, at: time, backfilled: false, trace: trace, store: &store)
+        let new = awards.filter { !changed.held.contains(BadgeLevel(badgeID: $0.badgeID, level: $0.level)) }
+        try await grant(new, to: userID, at: time, backfilled: false, trace: trace, store: &store)
     }
 
     /// Stores each award not yet held and publishes it; then the composites completed. Returns how many were new.

@@ -24,8 +24,10 @@ protocol BadgeStore: Sendable {
     mutating func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws
     mutating func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws
     /// Adds to counts or raises best-so-far values (a streak) of distinct facts; returns each value kept, in order, or
-    /// nil for a deleted user, whose facts are not kept (the check costs no statement of its own).
-    mutating func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]?
+    /// nil for a deleted user, whose facts are not kept (the check costs no statement of its own). With them, levels
+    /// of `badgeIDs` the user already holds, so that a check-in does not try again an award it earned long ago: a hint
+    /// that may leave some out (storing an award finds it held anyway).
+    mutating func change(_ facts: [Fact], _ change: FactChange, of userID: UUID, heldAmong badgeIDs: [String]) async throws -> ChangedFacts?
     /// Stores the award; false when the user already held it (so nothing is published twice).
     mutating func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool
     func heldBadges(of userID: UUID) async throws -> Set<String>
@@ -44,6 +46,19 @@ protocol BadgeStore: Sendable {
     /// Publishes an award just stored, in the same transaction. A replay in memory publishes nothing: the rebuild
     /// publishes what is new to it once, at the end.
     mutating func publish(_ awarded: BadgeAwarded, at time: Date, trace: TraceContext?) async throws
+}
+
+/// What a fact change left (`BadgeStore.change`).
+struct ChangedFacts: Sendable {
+    /// Each fact's value, in the order asked.
+    var values: [Int]
+    /// Levels the user already holds, among the badges asked about.
+    var held: Set<BadgeLevel> = []
+}
+
+struct BadgeLevel: Hashable, Sendable {
+    var badgeID: String
+    var level: Int
 }
 
 /// The badge service's writes, inside one event's inbox transaction.
@@ -100,35 +115,37 @@ struct PostgresBadgeStore: BadgeStore {
         }
     }
 
-    /// One statement for all the facts an event touches (everywhere, its kind, its challenge).
-    func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]? {
-        guard !facts.isEmpty else { return [] }
+    /// One statement for all the facts an event touches (everywhere, its kind, its challenge), and the levels held.
+    func change(_ facts: [Fact], _ change: FactChange, of userID: UUID, heldAmong badgeIDs: [String]) async throws -> ChangedFacts? {
+        guard !facts.isEmpty else { return ChangedFacts(values: []) }
         let (names, scopes) = (facts.map(\.name), facts.map(\.scope))
-        let rows =
+        let (amount, raise): (Int, Bool) =
             switch change {
-            case .add(let delta):
-                try await connection.query(
-                    """
-                    INSERT INTO facts (user_id, name, scope, value)
-                    SELECT \(userID), f.name, f.scope, \(delta) FROM unnest(\(names)::text[], \(scopes)::text[]) AS f (name, scope)
-                    WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
-                    ON CONFLICT (user_id, name, scope) DO UPDATE SET value = facts.value + EXCLUDED.value
-                    RETURNING name, scope, value
-                    """, logger: logger)
-            case .raise(let value):
-                try await connection.query(
-                    """
-                    INSERT INTO facts (user_id, name, scope, value)
-                    SELECT \(userID), f.name, f.scope, \(value) FROM unnest(\(names)::text[], \(scopes)::text[]) AS f (name, scope)
-                    WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
-                    ON CONFLICT (user_id, name, scope) DO UPDATE SET value = GREATEST(facts.value, EXCLUDED.value)
-                    RETURNING name, scope, value
-                    """, logger: logger)
+            case .add(let delta): (delta, false)
+            case .raise(let value): (value, true)
             }
+        let rows = try await connection.query(
+            """
+            WITH changed AS (
+                INSERT INTO facts (user_id, name, scope, value)
+                SELECT \(userID), f.name, f.scope, \(amount) FROM unnest(\(names)::text[], \(scopes)::text[]) AS f (name, scope)
+                WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
+                ON CONFLICT (user_id, name, scope) DO UPDATE
+                    SET value = CASE WHEN \(raise) THEN GREATEST(facts.value, EXCLUDED.value) ELSE facts.value + EXCLUDED.value END
+                RETURNING name, scope, value
+            )
+            SELECT name, scope, value, NULL::text, NULL::int FROM changed
+            UNION ALL
+            SELECT NULL, NULL, NULL, badge_id, level FROM awards WHERE user_id = \(userID) AND badge_id = ANY(\(badgeIDs)) AND period = ''
+            """, logger: logger)
         var values: [Fact: Int] = [:]
-        for try await (name, scope, value) in rows.decode((String, String, Int).self) { values[Fact(name: name, scope: scope)] = value }
+        var held: Set<BadgeLevel> = []
+        for try await (name, scope, value, badgeID, level) in rows.decode((String?, String?, Int?, String?, Int?).self) {
+            if let name, let scope, let value { values[Fact(name: name, scope: scope)] = value }
+            if let badgeID, let level { held.insert(BadgeLevel(badgeID: badgeID, level: level)) }
+        }
         // Every fact of a user not deleted comes back, inserted or updated.
-        return values.isEmpty ? nil : facts.map { values[$0] ?? 0 }
+        return values.isEmpty ? nil : ChangedFacts(values: facts.map { values[$0] ?? 0 }, held: held)
     }
 
     func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool {

@@ -78,7 +78,8 @@ struct MemoryBadgeStore: BadgeStore {
         if member { members.insert(Pair(first: groupID, second: userID)) } else { members.remove(Pair(first: groupID, second: userID)) }
     }
 
-    mutating func change(_ changed: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]? {
+    /// Held levels are not looked up: a replay's award finds them held in its own dictionary.
+    mutating func change(_ changed: [Fact], _ change: FactChange, of userID: UUID, heldAmong badgeIDs: [String]) async throws -> ChangedFacts? {
         guard !erased.contains(userID) else { return nil }
         var values: [Int] = []
         for fact in changed {
@@ -89,7 +90,7 @@ struct MemoryBadgeStore: BadgeStore {
             }
             values.append(facts[key] ?? 0)
         }
-        return values
+        return ChangedFacts(values: values)
     }
 
     mutating func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool {

@@ -5,6 +5,7 @@ import PostgresNIO
 import SurgeContracts
 import SurgeRuntime
 import SurgeMessaging
+import SurgePostgres
 
 /// An event names a user whose registration has not been handled yet (it travels on another partition): the consumer
 /// parks the event until it has (`AwaitingOtherEvent`).
@@ -100,12 +101,16 @@ enum ReminderHandlers {
             let data = event.data
             let store = stores.recipients
             // Only a later day moves the user's and the habit's latest check-in (the day's first check-in writes them).
-            guard var recipient = try await store.noteCheckIn(data.userID, attemptID: data.attemptID, on: data.localDate) else { return }
+            guard let (before, pendingNudges) = try await store.noteCheckIn(data.userID, attemptID: data.attemptID, on: data.localDate) else { return }
+            var recipient = before
             recipient.lastCheckIn = max(recipient.lastCheckIn ?? data.localDate, data.localDate)
-            // Two idle days from the latest day with a check-in: the nudge waits for that.
+            // Two idle days from the latest day with a check-in: the nudge waits for that. The day's later check-ins find
+            // it pending (a change of zone, time or switches moves or drops it as it changes the recipient).
             let lastActive = recipient.lastCheckIn ?? data.localDate
-            try await stores.scheduled.replace(
-                .reEngagement, key: "re-engagement:\(lastActive)", for: recipient, on: ReEngagement.day(after: lastActive))
+            let nudge = "re-engagement:\(lastActive)"
+            if pendingNudges != [nudge] {
+                try await stores.scheduled.replace(.reEngagement, key: nudge, for: recipient, on: ReEngagement.day(after: lastActive))
+            }
             // Close to the day's goal: once per local day, and only while that day lasts (a late offline check-in for a
             // day gone by is no news).
             if let total = data.dayQuantity, let target = data.dayTarget, CloseToGoal.isClose(total, target: target),
@@ -251,24 +256,43 @@ enum InboxHandlers {
                 key: "invitation:\(data.invitationID.key)", to: data.inviteeID, at: data.sentAt, connection: stores.connection, logger: stores.logger)
         }
         // Whoever this user moved past on the board hears of it: once per board and slot, whichever of its windows (week,
-        // month, all time) the move showed in.
+        // month, all time) the move showed in. A batch's rank changes name the same users again and again: they are
+        // gathered and told together when the batch's transaction body ends (`BeforeCommit`).
         routes.on(RankChanged.self, when: { !$0.data.overtook.isEmpty }) { event, stores in
-            let data = event.data
-            let store = stores.recipients
-            let recipients = try await store.recipients([data.userID] + data.overtook)
-            // A registration not handled yet (another partition) parks the event, as for a friend request.
-            for userID in [data.userID] + data.overtook where recipients[userID] == nil {
-                if try await !store.isErased(userID) { throw DirectoryLag(userID: userID) }
-            }
-            let name = recipients[data.userID]?.displayName ?? "Someone"
-            let messages = data.overtook.compactMap { overtaken in
-                recipients[overtaken].map { (userID: overtaken, message: Message.overtaken($0.language, by: name, board: data.board)) }
-            }
-            let slot = Int(data.changedAt.timeIntervalSince1970 / overtakenWindow)
-            try await inbox.replace(
-                messages, kind: .overtaken, key: "overtaken:\(data.board):\(slot)", at: data.changedAt, recipients: recipients, connection: stores.connection,
-                logger: stores.logger)
+            try await overtaken(event.data, inbox: inbox, stores: stores)
         }
+    }
+
+    static func overtaken(_ change: RankChanged, inbox: Inbox, stores: NotificationStores) async throws {
+        try await BeforeCommit.gather(change, on: stores.connection, logger: stores.logger) { changes, connection, logger in
+            try await tellOvertaken(changes, inbox: inbox, stores: NotificationStores(connection: connection, logger: logger))
+        }
+    }
+
+    /// The changes' overtaken notifications: the users they name read in one query, the notifications written in one
+    /// statement. A registration not handled yet (another partition) parks the event, as for a friend request: in a
+    /// batch, the whole batch goes one event at a time, and only the event naming that user waits.
+    static func tellOvertaken(_ changes: [RankChanged], inbox: Inbox, stores: NotificationStores) async throws {
+        let store = stores.recipients
+        let named = Array(Set(changes.flatMap { [$0.userID] + $0.overtook }))
+        let recipients = try await store.recipients(named)
+        for userID in named where recipients[userID] == nil {
+            if try await !store.isErased(userID) { throw DirectoryLag(userID: userID) }
+        }
+        var replacements: [Inbox.Replacement] = []
+        for change in changes {
+            let name = recipients[change.userID]?.displayName ?? "Someone"
+            let key = "overtaken:\(change.board):\(Int(change.changedAt.timeIntervalSince1970 / overtakenWindow))"
+            var told = Set<UUID>()
+            for overtaken in change.overtook where told.insert(overtaken).inserted {
+                guard let recipient = recipients[overtaken] else { continue }
+                replacements.append(Inbox.Replacement(
+                    notification: NewNotification(
+                        userID: overtaken, kind: .overtaken, key: key, message: .overtaken(recipient.language, by: name, board: change.board)),
+                    time: change.changedAt))
+            }
+        }
+        try await inbox.replace(replacements, recipients: recipients, connection: stores.connection, logger: stores.logger)
     }
 }
 

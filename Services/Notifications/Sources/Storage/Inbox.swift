@@ -62,26 +62,38 @@ struct Inbox: Sendable {
         return new
     }
 
-    /// Writes each user's notification, or replaces their earlier one with this key (the latest standing wins), in one
-    /// statement, the rows in user order (two consumer transactions naming the same users lock them in the same order,
-    /// so they never deadlock); a notification that would not change is not rewritten. Only the new ones are announced, in the order
-    /// given (a user named twice gets the first message).
-    func replace(
-        _ messages: [(userID: UUID, message: Message)], kind: NotificationKind, key: String, at time: Date, recipients: [UUID: Recipient] = [:],
-        connection: PostgresConnection, logger: Logger
-    ) async throws {
-        var seen = Set<UUID>()
-        let written = messages.filter { seen.insert($0.userID).inserted }.map {
-            NewNotification(userID: $0.userID, kind: kind, key: key, message: $0.message)
+    /// A notification that replaces its user's earlier one with the same key, as of `time`.
+    struct Replacement: Sendable {
+        var notification: NewNotification
+        var time: Date
+    }
+
+    /// Writes each user's notification, or replaces their earlier one with its key (the latest standing wins; of two at
+    /// one time, the later given), in one statement, the rows in user order (two consumer transactions naming the same
+    /// users lock them in the same order, so they never deadlock). A notification that would not change is not
+    /// rewritten; only new ones are announced. `recipients` may hold what the caller already read of the users.
+    func replace(_ replacements: [Replacement], recipients: [UUID: Recipient] = [:], connection: PostgresConnection, logger: Logger) async throws {
+        var latest: [String: Int] = [:]
+        var written: [Replacement] = []
+        for replacement in replacements {
+            let slot = "\(replacement.notification.userID.key) \(replacement.notification.key)"
+            if let index = latest[slot] {
+                if written[index].time <= replacement.time { written[index] = replacement }
+            } else {
+                latest[slot] = written.count
+                written.append(replacement)
+            }
         }
         guard !written.isEmpty else { return }
+        let notifications = written.map(\.notification)
         let rows = try await connection.query(
             """
             INSERT INTO inbox (notification_id, user_id, kind, key, title, body, deep_link, created_at)
-            SELECT notification_id, user_id, \(kind.rawValue), \(key), title, body, deep_link, \(time)
-            FROM unnest(\(written.map(\.id)), \(written.map(\.userID)), \(written.map(\.message.title)), \(written.map(\.message.body)),
-                        \(written.map(\.message.deepLink))) AS new (notification_id, user_id, title, body, deep_link)
-            ORDER BY user_id
+            SELECT * FROM unnest(\(notifications.map(\.id)), \(notifications.map(\.userID)), \(notifications.map(\.kind.rawValue)),
+                                 \(notifications.map(\.key)), \(notifications.map(\.message.title)), \(notifications.map(\.message.body)),
+                                 \(notifications.map(\.message.deepLink)), \(written.map(\.time)))
+                AS new (notification_id, user_id, kind, key, title, body, deep_link, created_at)
+            ORDER BY user_id, key
             ON CONFLICT (user_id, key) DO UPDATE SET title = EXCLUDED.title, body = EXCLUDED.body, deep_link = EXCLUDED.deep_link
             WHERE inbox.created_at <= EXCLUDED.created_at
               AND (inbox.title, inbox.body, inbox.deep_link) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.body, EXCLUDED.deep_link)
@@ -89,7 +101,12 @@ struct Inbox: Sendable {
             """, logger: logger
         ).collect()
         let returned = Set(try rows.map { try $0.decode(UUID.self) })
-        try await announce(written.filter { returned.contains($0.id) }, at: time, recipients: recipients, connection: connection, logger: logger)
+        let new = written.filter { returned.contains($0.notification.id) }
+        // Each time's in one pass, earliest first.
+        for time in Set(new.map(\.time)).sorted() {
+            try await announce(
+                new.filter { $0.time == time }.map(\.notification), at: time, recipients: recipients, connection: connection, logger: logger)
+        }
     }
 
     /// `notification.sent` for each, in one outbox insert; their pushes and webhook messages queued, each in one pass.

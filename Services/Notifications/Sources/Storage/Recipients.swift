@@ -4,6 +4,7 @@ import NotificationsDomain
 import PostgresNIO
 import SurgeCalendar
 import SurgeContracts
+import SurgePostgres
 
 /// Who gets notified, in which zone and language, with which preferences; and their next daily reminder.
 struct Recipient: Sendable {
@@ -63,9 +64,10 @@ struct RecipientStore {
     }
 
     /// A check-in of `date` noted in one statement: the user's and the habit attempt's latest check-in day move to it
-    /// when it is later. Returns the recipient as it was before (as `recipientOnceKnown` does: nil for an erased user,
-    /// `DirectoryLag` for one not known yet, which rolls the notes back with the transaction).
-    func noteCheckIn(_ userID: UUID, attemptID: UUID, on date: LocalDate) async throws -> Recipient? {
+    /// when it is later. Returns the recipient as it was before, with the keys of their pending re-engagement nudges
+    /// (as `recipientOnceKnown` does: nil for an erased user, `DirectoryLag` for one not known yet, which rolls the
+    /// notes back with the transaction).
+    func noteCheckIn(_ userID: UUID, attemptID: UUID, on date: LocalDate) async throws -> (recipient: Recipient, pendingNudges: [String])? {
         let rows = try await connection.query(
             """
             WITH noted AS (
@@ -74,9 +76,17 @@ struct RecipientStore {
                 UPDATE habit_attempts SET last_check_in = \(date)
                 WHERE attempt_id = \(attemptID) AND (last_check_in IS NULL OR last_check_in < \(date))
             )
-            SELECT \(unescaped: Self.columns) FROM recipients WHERE user_id = \(userID)
+            SELECT \(unescaped: Self.columns),
+                   ARRAY(SELECT key FROM scheduled_notifications s
+                         WHERE s.user_id = recipients.user_id AND s.kind = \(NotificationKind.reEngagement.rawValue))
+            FROM recipients WHERE user_id = \(userID)
             """, logger: logger)
-        if let recipient = try await decode(rows)[userID] { return recipient }
+        for try await (userID, name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled, nudges) in rows.decode(
+            (UUID, String, String, String?, Bool, String?, String?, String?, LocalDate?, String?, [String], [String]).self)
+        {
+            let recipient = Self.recipient(userID, name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled)
+            return (recipient, nudges)
+        }
         if try await isErased(userID) { return nil }
         throw DirectoryLag(userID: userID)
     }
@@ -91,13 +101,21 @@ struct RecipientStore {
         for try await (userID, name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled) in rows.decode(
             (UUID, String, String, String?, Bool, String?, String?, String?, LocalDate?, String?, [String]).self)
         {
-            let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietPeriod(start: start, end: $0) } }
-            recipients[userID] = Recipient(
-                userID: userID, displayName: name, timeZone: zone, locale: locale, enabled: enabled, reminderTime: reminder.flatMap(LocalTime.init),
-                quiet: quiet, lastCheckIn: lastCheckIn, personalisedTime: personalised.flatMap(LocalTime.init),
-                disabledCategories: disabled.compactMap(NotificationCategory.init))
+            recipients[userID] = Self.recipient(userID, name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled)
         }
         return recipients
+    }
+
+    /// A recipient from `columns`, in their order.
+    private static func recipient(
+        _ userID: UUID, _ name: String, _ zone: String, _ locale: String?, _ enabled: Bool, _ reminder: String?, _ quietStart: String?,
+        _ quietEnd: String?, _ lastCheckIn: LocalDate?, _ personalised: String?, _ disabled: [String]
+    ) -> Recipient {
+        let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietPeriod(start: start, end: $0) } }
+        return Recipient(
+            userID: userID, displayName: name, timeZone: zone, locale: locale, enabled: enabled, reminderTime: reminder.flatMap(LocalTime.init),
+            quiet: quiet, lastCheckIn: lastCheckIn, personalisedTime: personalised.flatMap(LocalTime.init),
+            disabledCategories: disabled.compactMap(NotificationCategory.init))
     }
 
     /// The recipient; nil for an erased user. A user whose registration (on another partition) has not been handled
@@ -111,6 +129,8 @@ struct RecipientStore {
     /// Saves the recipient and reschedules their daily reminder from `now` (none while notifications or reminders are off).
     func save(_ recipient: Recipient, now: Date) async throws {
         guard try await !isErased(recipient.userID) else { return }
+        // Overtaken notifications gathered before this change are told as things stood.
+        try await BeforeCommit.writeGathered(RankChanged.self, on: connection, logger: logger)
         try await connection.query(
             """
             INSERT INTO recipients (user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in,
@@ -217,6 +237,7 @@ struct RecipientStore {
     }
 
     func erase(_ userID: UUID) async throws {
+        try await BeforeCommit.writeGathered(RankChanged.self, on: connection, logger: logger)
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
         for statement: PostgresQuery in [
             "DELETE FROM recipients WHERE user_id = \(userID)",

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import NotificationsDomain
 import PostgresNIO
+import SurgeContracts
+import SurgePostgres
 
 /// A webhook subscription as its owner sees it (the secret is shown only when it is made).
 struct WebhookSubscription: Sendable {
@@ -153,6 +155,7 @@ struct WebhookStore {
     }
 
     func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws {
+        try await BeforeCommit.writeGathered(RankChanged.self, on: connection, logger: logger)
         if member {
             try await connection.query(
                 "INSERT INTO group_members (group_id, user_id) VALUES (\(groupID), \(userID)) ON CONFLICT DO NOTHING", logger: logger)
