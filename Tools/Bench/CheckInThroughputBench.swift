@@ -319,12 +319,15 @@ struct CheckInThroughputBench: AsyncParsableCommand {
     static let lagBound = 2.0
 
     /// `rate` check-ins a second, spread over the connections, each connection waiting between requests (wrk's
-    /// `delay`; a short calibration run measures what a request itself takes at that pace). While it runs, every
-    /// service's `/metrics` is read each second for the worst consumer lag (`surge_kafka_consumer_lag_seconds`) and
-    /// outbox lag (`surge_outbox_lag_seconds`).
+    /// `delay`; a short calibration run measures what a request itself takes at that pace). A connection sends its next
+    /// request only after the last one's answer, so a rate is open-loop only while a request takes well under a
+    /// connection's interval: above `connections` × 4 a second, a connection is added for every 4 check-ins a second
+    /// (intervals of 250 ms, several times the p99). While it runs, every service's `/metrics` is read each second for
+    /// the worst consumer lag (`surge_kafka_consumer_lag_seconds`) and outbox lag (`surge_outbox_lag_seconds`).
     func paced(rate: Double, seconds: Int, usersFile: URL, in directory: URL) async throws -> (LoadRun, worstLag: (seconds: Double, series: String)) {
+        let connections = max(self.connections, Int((rate / 4).rounded(.up)))
         let interval = Double(connections) * 1000 / rate
-        let calibration = try wrk(usersFile: usersFile, in: directory, seconds: 3, delayMilliseconds: interval)
+        let calibration = try wrk(usersFile: usersFile, in: directory, seconds: 3, delayMilliseconds: interval, connections: connections)
         let requestTime = max(0, Double(connections) * 1000 / calibration.requestsPerSecond - interval)
         _ = try await SettleBench.settle(settleURL, timeout: .seconds(900))
         let urls = settleURL
@@ -340,7 +343,7 @@ struct CheckInThroughputBench: AsyncParsableCommand {
         }
         let delay = max(0, interval - requestTime)
         let run = try await Task.detached { [self] in
-            try wrk(usersFile: usersFile, in: directory, seconds: seconds, delayMilliseconds: delay)
+            try wrk(usersFile: usersFile, in: directory, seconds: seconds, delayMilliseconds: delay, connections: connections)
         }.value
         watcher.cancel()
         return (run, await watcher.value)
@@ -362,7 +365,8 @@ struct CheckInThroughputBench: AsyncParsableCommand {
     }
 
     /// One wrk run over the users in `usersFile`: each wrk thread takes its own share of the users, and each user
-    /// goes through the six-step mix in order. A delay paces every connection that many milliseconds between requests.
+    /// goes through the six-step mix in order. A delay paces every connection that many milliseconds between requests,
+    /// on average.
     func wrk(
         usersFile: URL, in directory: URL, seconds: Int, delayMilliseconds: Double?, connections: Int? = nil, threads: Int? = nil
     ) throws -> LoadRun {
@@ -409,7 +413,18 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             end
 
             """
-        if let delayMilliseconds { lua += "delay = function() return \(Int(delayMilliseconds.rounded())) end\n" }
+        // Each wait drawn from an exponential distribution of that mean: requests arrive as a Poisson stream, not in
+        // bursts of every connection at once (each thread's connections start together and would keep in step).
+        if let delayMilliseconds {
+            lua += """
+                local seeded = false
+                delay = function()
+                  if not seeded then math.randomseed(os.time() * 1000 + threadIndex); seeded = true end
+                  return math.floor(-\(delayMilliseconds) * math.log(1 - math.random()))
+                end
+
+                """
+        }
         try lua.write(to: script, atomically: true, encoding: .utf8)
         let output = try BenchProcess.run(
             "/usr/bin/wrk", ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", script.path, gateway])
