@@ -58,7 +58,7 @@ public final class AccessTokenVerifier: Sendable {
     /// An Ed25519 verification costs more CPU than the rest of a proxied request, and a client sends the same token for
     /// its whole life: a token verified once is remembered until it expires, while its key is still published.
     public func verify(_ token: String) async throws -> AccessTokenClaims {
-        if let claims = state.withLock({ remembered(token, in: &$0) }) { return claims }
+        if let claims = remembered(token) { return claims }
         guard let header = Self.header(of: token), header.algorithm == Self.algorithm else { throw Failure.invalid }
         let keyID = header.keyID
         await fetchIfNeeded(for: keyID)
@@ -76,6 +76,12 @@ public final class AccessTokenVerifier: Sendable {
             state.verified[token] = (claims, keyID)
         }
         return claims
+    }
+
+    /// The claims of `token` if it was verified before and may still be trusted without verifying it again; nil
+    /// otherwise (`verify` then decides). Never waits.
+    public func remembered(_ token: String) -> AccessTokenClaims? {
+        state.withLock { remembered(token, in: &$0) }
     }
 
     /// A remembered token is used only while the keys are fresh: a refresh that withdraws its key ends it.

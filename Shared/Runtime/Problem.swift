@@ -41,12 +41,18 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = Body(type: type, title: title, status: Int(status.code), detail: detail, instance: request.uri.path, errors: errors)
+        let (head, body) = try answer(instance: request.uri.path)
+        return Response(status: head.status, headers: head.headerFields, body: .init(byteBuffer: body))
+    }
+
+    /// The answer's head and document, for a request to `instance` (its path).
+    public func answer(instance: String) throws -> (HTTPResponse, ByteBuffer) {
+        let body = Body(type: type, title: title, status: Int(status.code), detail: detail, instance: instance, errors: errors)
         let data = try SurgeJSON.apiEncode(body)
         var headers: HTTPFields = [.contentType: "application/problem+json", .contentLength: String(data.count)]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return (HTTPResponse(status: status, headerFields: headers), ByteBuffer(bytes: data))
     }
 
     /// The JSON members of a problem document.

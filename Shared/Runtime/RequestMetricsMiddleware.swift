@@ -49,14 +49,18 @@ public struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddlewar
 }
 
 /// The metric handles per method and per route, method and status, created once each.
-final class RequestMetricsCache: Sendable {
-    struct EndpointKey: Hashable {
-        var route: String
-        var method: HTTPRequest.Method
-        var status: HTTPResponse.Status
+public final class RequestMetricsCache: Sendable {
+    public struct EndpointKey: Hashable, Sendable {
+        public var route: String
+        public var method: HTTPRequest.Method
+        public var status: HTTPResponse.Status
+
+        public init(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status) {
+            (self.route, self.method, self.status) = (route, method, status)
+        }
     }
 
-    struct Endpoint: Sendable {
+    public struct Endpoint: Sendable {
         let requests: Counter
         let duration: Timer
         let errors: Counter
@@ -71,7 +75,7 @@ final class RequestMetricsCache: Sendable {
             errors = Counter(label: "hb_request_errors_total", dimensions: [("http.route", route), ("http.request.method", method), ("error.type", status)])
         }
 
-        func record(since started: UInt64) {
+        public func record(since started: UInt64) {
             requests.increment()
             duration.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - started)
         }
@@ -80,7 +84,9 @@ final class RequestMetricsCache: Sendable {
     private let actives = Mutex<[HTTPRequest.Method: Meter]>([:])
     private let endpoints = Mutex<[EndpointKey: Endpoint]>([:])
 
-    func active(_ method: HTTPRequest.Method) -> Meter {
+    public init() {}
+
+    public func active(_ method: HTTPRequest.Method) -> Meter {
         actives.withLock { actives in
             if let meter = actives[method] { return meter }
             let meter = Meter(label: "http_server_active_requests", dimensions: [("http.request.method", method.rawValue)])
@@ -89,7 +95,7 @@ final class RequestMetricsCache: Sendable {
         }
     }
 
-    func endpoint(_ key: EndpointKey) -> Endpoint {
+    public func endpoint(_ key: EndpointKey) -> Endpoint {
         endpoints.withLock { endpoints in
             if let endpoint = endpoints[key] { return endpoint }
             let endpoint = Endpoint(key)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 import SurgeContracts
@@ -120,6 +121,9 @@ public struct ServiceInfrastructure: Sendable {
         return router
     }
 
+    /// The `Server` header of every answer.
+    public var serverName: String { "surge-\(settings.service)" }
+
     /// The application: database clients, producer, outbox relay, consumers and extra services, then the HTTP server.
     /// Its first step migrates the database; the relay, consumers and `services` start once that is done, and
     /// `beforeServerStarts` (seeding, warm-up) runs after it, before the server listens (so before `/readyz` is green).
@@ -127,16 +131,20 @@ public struct ServiceInfrastructure: Sendable {
     /// and the database client closes.
     /// `databases` are further clients of the service's own database, started with it and closed after everything
     /// that may use them.
+    /// `channelHandlers` make the handlers each connection's HTTP requests pass before Hummingbird's (the gateway's
+    /// `EventLoopProxyHandler`).
     public func makeApplication<Context: RequestContext>(
         router: Router<Context>, databases: [PostgresClient] = [], consumers: [EventConsumer] = [], services: [any Service] = [],
+        channelHandlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },
         beforeServerStarts: [@Sendable () async throws -> Void] = []
     ) -> some ApplicationProtocol where Context.Source == ApplicationRequestContextSource {
         let portFile = settings.reader.string("SURGE_PORT_FILE")
         let logger = self.logger
         var app = Application(
             router: router,
+            server: .http1(additionalChannelHandlers: channelHandlers()),
             configuration: ApplicationConfiguration(
-                address: .hostname(settings.httpHost, port: settings.httpPort), serverName: "surge-\(settings.service)"),
+                address: .hostname(settings.httpHost, port: settings.httpPort), serverName: serverName),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.info("Listening", metadata: ["port": "\(port)"])

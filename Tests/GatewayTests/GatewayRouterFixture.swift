@@ -20,6 +20,8 @@ struct GatewayRouterFixture: Sendable {
     let revocations: Revocations
     let hub = StreamHub(settings: .init()) { _ in nil }
     let tickets = InMemoryStreamTicketStore()
+    /// Requests that reached the router (not answered by the event-loop proxy).
+    let routed = LockedValue(0)
 
     init() async throws {
         signer = try InternalCallSigner(secret: String(repeating: "k", count: 40))
@@ -34,6 +36,22 @@ struct GatewayRouterFixture: Sendable {
 
     /// The router over `routes`, its settings (upstream URLs among them) from `environment`.
     func router(routes: [PublicRoute] = PublicAPI.routes, environment: [String: String], client: UpstreamClient) throws -> Router<GatewayRequestContext> {
+        try gateway(routes: routes, environment: environment, client: client).router
+    }
+
+    /// The gateway as it listens: the router behind the event-loop proxy, on a free port of 127.0.0.1.
+    func application(
+        routes: [PublicRoute] = PublicAPI.routes, environment: [String: String], client: UpstreamClient
+    ) throws -> some ApplicationProtocol {
+        let (router, proxy) = try gateway(routes: routes, environment: environment, client: client)
+        return Application(
+            router: router, server: .http1(additionalChannelHandlers: [EventLoopProxyHandler(proxy: proxy)]),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "surge-gateway"))
+    }
+
+    private func gateway(
+        routes: [PublicRoute], environment: [String: String], client: UpstreamClient
+    ) throws -> (router: Router<GatewayRequestContext>, proxy: EventLoopProxy) {
         let settings = try GatewaySettings.from(EnvironmentReader(environment))
         let issuer = self.issuer
         let verifier = AccessTokenVerifier(logger: .test("verifier")) { String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self) }
@@ -42,10 +60,12 @@ struct GatewayRouterFixture: Sendable {
             idempotency: IdempotencyStore(client: unstartedDatabase(), logger: .test("idempotency"), abandonAfter: .seconds(60)), now: { Date() })
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ProblemMiddleware())
-        GatewayService.addRoutes(
+        router.add(middleware: CountingMiddleware(count: routed))
+        let proxy = GatewayService.addRoutes(
             to: router, settings: settings, routes: routes, pipeline: pipeline,
-            upstreams: Upstreams(settings.upstreams, client: client), signer: signer, hub: hub, tickets: tickets)
-        return router
+            upstreams: Upstreams(settings.upstreams, client: client), signer: signer, hub: hub, tickets: tickets,
+            serverName: "surge-gateway", logger: .test("gateway"))
+        return (router, proxy)
     }
 }
 
@@ -66,4 +86,15 @@ func unstartedDatabase() -> PostgresClient {
     PostgresClient(
         configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable),
         backgroundLogger: .test("unstarted-database"))
+}
+
+/// Counts the requests that reach the router.
+struct CountingMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let count: LockedValue<Int>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        count.withLock { $0 += 1 }
+        return try await next(request, context)
+    }
 }

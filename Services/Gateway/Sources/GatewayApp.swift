@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayDomain
 import Hummingbird
+import Logging
 import NIOCore
 import SurgeContracts
 import SurgeKafka
@@ -44,9 +45,10 @@ public enum GatewayService {
         let tickets = PostgresStreamTicketStore(client: database, logger: logger)
 
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer], developmentClock: false)
-        addRoutes(
+        let readProxy = addRoutes(
             to: router, settings: gateway, routes: PublicAPI.routes, pipeline: pipeline,
-            upstreams: Upstreams(gateway.upstreams, client: upstreamClient), signer: settings.internalCalls, hub: hub, tickets: tickets)
+            upstreams: Upstreams(gateway.upstreams, client: upstreamClient), signer: settings.internalCalls, hub: hub, tickets: tickets,
+            serverName: infrastructure.serverName, logger: logger)
         return infrastructure.makeApplication(
             router: router, consumers: [consumer],
             services: [
@@ -68,15 +70,18 @@ public enum GatewayService {
                     limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: gateway.rateLimits.all)
                 },
             ],
+            channelHandlers: { [EventLoopProxyHandler(proxy: readProxy)] },
             beforeServerStarts: [{ try await revocations.refresh() }])
     }
 
     /// Everything the gateway answers besides the operational routes: its OpenAPI document, the dashboard's files and
     /// every public route in `routes`, through the pipeline to its service or to the gateway's own export and stream.
+    /// Returns the proxy that answers the common reads of those routes before the router (`EventLoopProxyHandler`).
+    @discardableResult
     static func addRoutes(
         to router: Router<GatewayRequestContext>, settings: GatewaySettings, routes: [PublicRoute], pipeline: RoutePipeline,
-        upstreams: Upstreams, signer: InternalCallSigner, hub: StreamHub, tickets: any StreamTicketStore
-    ) {
+        upstreams: Upstreams, signer: InternalCallSigner, hub: StreamHub, tickets: any StreamTicketStore, serverName: String, logger: Logger
+    ) -> EventLoopProxy {
         if let cors = settings.cors { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
         router.add(middleware: UnroutedRateLimitMiddleware(pipeline: pipeline))
@@ -92,15 +97,17 @@ public enum GatewayService {
         let stream = StreamController(
             hub: hub, tickets: tickets, authenticator: pipeline.authenticator, boards: BoardAccess(upstreams: upstreams, signer: signer),
             now: pipeline.now)
+        let proxy = ProxyController(upstreams: upstreams, signer: signer, timeout: .seconds(Int64(settings.upstreamTimeoutSeconds)))
         PublicRouter(
             pipeline: pipeline,
-            proxy: ProxyController(upstreams: upstreams, signer: signer, timeout: .seconds(Int64(settings.upstreamTimeoutSeconds))),
+            proxy: proxy,
             local: [
                 PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export,
                 PublicRouter.key(GatewayAPI.streamTicket.method, GatewayAPI.streamTicket.path): stream.issueTicket,
                 PublicRouter.key(GatewayAPI.stream.method, GatewayAPI.stream.path): stream.stream,
             ]
         ).addRoutes(routes, to: router)
+        return EventLoopProxy(routes: ReadRoutes(routes), pipeline: pipeline, proxy: proxy, serverName: serverName, logger: logger)
     }
 }
 

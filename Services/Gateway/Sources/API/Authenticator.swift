@@ -58,14 +58,7 @@ struct Authenticator: Sendable {
             throw Problem.unauthorized()
         }
         do {
-            let claims = try await verifier.verify(Self.token(inBearer: header))
-            guard let userID = claims.userID else { throw AccessTokenVerifier.Failure.invalid }
-            // Answered like an expired token: the client refreshes, and identity refuses the revoked refresh token.
-            if let sessionID = claims.sessionID, revocations.isRevoked(session: sessionID) { throw AccessTokenVerifier.Failure.invalid }
-            guard !revocations.isErased(userID) else {
-                throw Problem(slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account was deleted.")
-            }
-            return Caller(id: userID, roles: claims.roles ?? [], sessionID: claims.sessionID)
+            return try caller(from: try await verifier.verify(Self.token(inBearer: header)))
         } catch let problem as Problem {
             throw problem
         } catch AccessTokenVerifier.Failure.keysUnavailable {
@@ -73,5 +66,24 @@ struct Authenticator: Sendable {
         } catch {
             throw Self.invalidToken
         }
+    }
+
+    /// The caller of a bearer token verified before and still good (`AccessTokenVerifier.remembered`), without
+    /// waiting for anything; nil for any other header, which `caller(of:)` answers.
+    func rememberedCaller(authorization header: String?) -> Caller? {
+        guard let header, header.prefix(7).lowercased() == "bearer ",
+            let claims = verifier.remembered(Self.token(inBearer: header))
+        else { return nil }
+        return try? caller(from: claims)
+    }
+
+    private func caller(from claims: AccessTokenClaims) throws -> Caller {
+        guard let userID = claims.userID else { throw AccessTokenVerifier.Failure.invalid }
+        // Answered like an expired token: the client refreshes, and identity refuses the revoked refresh token.
+        if let sessionID = claims.sessionID, revocations.isRevoked(session: sessionID) { throw AccessTokenVerifier.Failure.invalid }
+        guard !revocations.isErased(userID) else {
+            throw Problem(slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account was deleted.")
+        }
+        return Caller(id: userID, roles: claims.roles ?? [], sessionID: claims.sessionID)
     }
 }

@@ -22,10 +22,8 @@ enum ConditionalRequests {
         case .get:
             var response = try await handler(request, context)
             guard let tag = try await tag(&response) else { return response }
-            response.headers[.eTag] = tag
-            let condition = request.headers[values: .ifNoneMatch].joined(separator: ",")
-            guard !condition.isEmpty, EntityTags.noneMatchFails(condition, current: tag) else { return response }
-            return notModified(response)
+            guard tagRead(&response.headers, tag: tag, request: request.headers) else { return response }
+            return Response(status: .notModified, headers: response.headers, body: .init())
         case .patch:
             let condition = request.headers[values: .ifMatch].joined(separator: ",")
             guard !condition.isEmpty else {
@@ -46,10 +44,30 @@ enum ConditionalRequests {
 
     /// The tag of a 200 answer in JSON (its body read into memory), nil for anything else.
     static func tag(_ response: inout Response) async throws -> String? {
-        guard response.status == .ok, response.headers[.contentType]?.hasPrefix("application/json") == true else { return nil }
-        let body = try await response.collectBody()
+        guard isTagged(response.status, response.headers) else { return nil }
+        return tag(of: try await response.collectBody())
+    }
+
+    /// Whether an answer gets a tag: a 200 in JSON.
+    static func isTagged(_ status: HTTPResponse.Status, _ headers: HTTPFields) -> Bool {
+        status == .ok && headers[.contentType]?.hasPrefix("application/json") == true
+    }
+
+    static func tag(of body: ByteBuffer) -> String {
         let digest = SHA256.hash(data: body.readableBytesView)
         return "\"" + digest.withUnsafeBytes { Base64URL.encode(UnsafeRawBufferPointer(rebasing: $0.prefix(16))) } + "\""
+    }
+
+    /// Puts `tag` on a read's answer; true when the read's `If-None-Match` names it, and the answer must be a 304:
+    /// `headers` then keep the tag and what guides caches, without the representation's type and length (RFC 9110
+    /// §15.4.5), and the body is left out.
+    static func tagRead(_ headers: inout HTTPFields, tag: String, request: HTTPFields) -> Bool {
+        headers[.eTag] = tag
+        let condition = request[values: .ifNoneMatch].joined(separator: ",")
+        guard !condition.isEmpty, EntityTags.noneMatchFails(condition, current: tag) else { return false }
+        headers[.contentType] = nil
+        headers[.contentLength] = nil
+        return true
     }
 
     /// The GET of the change's path, as the same caller.
@@ -58,13 +76,5 @@ enum ConditionalRequests {
         head.method = .get
         for name in [HTTPField.Name.contentType, .contentLength, .ifMatch, .idempotencyKey, .transferEncoding] { head.headerFields[name] = nil }
         return Request(head: head, body: .init(buffer: ByteBuffer()))
-    }
-
-    /// A 304: the tag and the headers that guide caches, no representation metadata and no body (RFC 9110 §15.4.5).
-    private static func notModified(_ response: Response) -> Response {
-        var headers = response.headers
-        headers[.contentType] = nil
-        headers[.contentLength] = nil
-        return Response(status: .notModified, headers: headers, body: .init())
     }
 }

@@ -1,7 +1,9 @@
 import Dispatch
 import Foundation
+import GatewayDomain
 import HTTPTypes
 import Hummingbird
+import Logging
 import Metrics
 import NIOCore
 import NIOHTTP1
@@ -35,47 +37,97 @@ struct ProxyController {
     static let unforwardedRequestHeaders = hopByHopHeaders.union(["content-length", "expect"])
 
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
-        let target = request.head.path ?? request.uri.description
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headers.count + 8)
-        for field in request.headers where !Self.unforwardedRequestHeaders.contains(field.name.canonicalName) {
-            headers.add(name: field.name.rawName, value: field.value)
-        }
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
         let body = try await request.body.collect(upTo: .max)
-        signer.sign(
-            &headers, method: request.method.rawValue, target: target, caller: context.callerID, clientAddress: context.clientAddress,
-            roles: context.callerRoles, session: context.callerSessionID, requestID: context.requestID, idempotencyKey: context.idempotencyKey,
-            body: InternalCallSigner.BodyDigest(of: body))
-        headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: context.traceParent.header)
-        let hasBody = body.readableBytes > 0 || (request.method != .get && request.method != .head)
-        let outgoing = UpstreamClient.Request(
-            method: HTTPMethod(rawValue: request.method.rawValue), target: target, headers: headers, body: hasBody ? body : nil)
+        let outgoing = upstreamRequest(request.head, body: body, call: ForwardedCall(context))
         let response: UpstreamClient.Response
-        let metrics = self.metrics[service]
         let sent = DispatchTime.now().uptimeNanoseconds
         do {
             response = try await upstreams.execute(outgoing, to: service, on: context.channel.eventLoop, timeout: timeout)
-            metrics?.answered.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - sent)
+            answered(by: service, sentAt: sent)
         } catch let problem as Problem {
             throw problem
         } catch {
-            metrics?.unreachable.increment()
-            context.logger.warning("Upstream unreachable", metadata: ["upstream": "\(service.rawValue)", "error": "\(error)"])
-            throw Problem.unavailable("The \(service.rawValue) service is not reachable right now.")
-        }
-        var fields = HTTPFields()
-        fields.reserveCapacity(response.headers.count)
-        for header in response.headers where !Self.hopByHopHeaders.contains(header.name.lowercased()) {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+            throw unreachable(service, error: error, logger: context.logger)
         }
         let status = HTTPResponse.Status(code: Int(response.status.code))
         switch response.body {
         case .buffered(let buffer):
-            return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: buffer))
+            return Response(status: status, headers: Self.relayedHeaders(response.headers), body: ResponseBody(byteBuffer: buffer))
         case .streamed(let parts):
-            return Response(status: status, headers: fields, body: ResponseBody(asyncSequence: parts))
+            return Response(status: status, headers: Self.relayedHeaders(response.headers), body: ResponseBody(asyncSequence: parts))
         }
+    }
+
+    /// The request the service gets: the client's headers without the hop-by-hop and internal ones, `call` signed
+    /// with the body's digest, the trace's next span.
+    func upstreamRequest(_ head: HTTPRequest, body: ByteBuffer, call: ForwardedCall) -> UpstreamClient.Request {
+        let target = head.path ?? "/"
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(head.headerFields.count + 8)
+        for field in head.headerFields where !Self.unforwardedRequestHeaders.contains(field.name.canonicalName) {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        signer.sign(
+            &headers, method: head.method.rawValue, target: target, caller: call.caller, clientAddress: call.clientAddress,
+            roles: call.roles, session: call.session, requestID: call.requestID, idempotencyKey: call.idempotencyKey,
+            body: InternalCallSigner.BodyDigest(of: body))
+        headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: call.traceParent.header)
+        let hasBody = body.readableBytes > 0 || (head.method != .get && head.method != .head)
+        return UpstreamClient.Request(method: HTTPMethod(rawValue: head.method.rawValue), target: target, headers: headers, body: hasBody ? body : nil)
+    }
+
+    /// The service's answer headers a client gets: all but the hop-by-hop and internal ones.
+    static func relayedHeaders(_ headers: HTTPHeaders) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
+        for header in headers where !hopByHopHeaders.contains(header.name.lowercased()) {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        return fields
+    }
+
+    /// Records how long `service` took to answer a request sent at `sent` (`DispatchTime` nanoseconds).
+    func answered(by service: SurgeService, sentAt sent: UInt64) {
+        metrics[service]?.answered.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - sent)
+    }
+
+    /// The 503 for a request `service` could not be sent or answer (`error`), counted and logged.
+    func unreachable(_ service: SurgeService, error: any Error, logger: Logger) -> Problem {
+        metrics[service]?.unreachable.increment()
+        logger.warning("Upstream unreachable", metadata: ["upstream": "\(service.rawValue)", "error": "\(error)"])
+        return Problem.unavailable("The \(service.rawValue) service is not reachable right now.")
+    }
+}
+
+/// What the gateway vouches for when it forwards a request: the caller the pipeline proved (its roles and session),
+/// the client's address, the request id, the idempotency key and the trace.
+struct ForwardedCall {
+    var caller: UUID?
+    var roles: [String] = []
+    var session: UUID?
+    var clientAddress: String?
+    var requestID: String
+    var idempotencyKey: String?
+    var traceParent: TraceParent
+
+    init(_ context: GatewayRequestContext) {
+        caller = context.callerID
+        roles = context.callerRoles
+        session = context.callerSessionID
+        clientAddress = context.clientAddress
+        requestID = context.requestID
+        idempotencyKey = context.idempotencyKey
+        traceParent = context.traceParent
+    }
+
+    init(caller: Authenticator.Caller?, clientAddress: String, requestID: String, traceParent: TraceParent) {
+        self.caller = caller?.id
+        roles = caller?.roles ?? []
+        session = caller?.sessionID
+        self.clientAddress = clientAddress
+        self.requestID = requestID
+        self.traceParent = traceParent
     }
 }
 

@@ -32,9 +32,9 @@ struct RoutePipeline: Sendable {
             throw Problem.tooLarge(limit: bodyLimit)
         }
         // The IP's budgets are spent before the token is checked, so bad tokens cannot be tried without limit.
-        let ip = clientAddress.of(request, peer: context.peerAddress)
+        let ip = clientAddress.of(request.headers, peer: context.peerAddress)
         context.clientAddress = ip
-        var decisions = limits.budgets(ip: ip, userID: nil, credentialOperation: route.throttle == .credentials).map { take($0, $1) }
+        var decisions = spendAddressBudgets(ip: ip, route: route)
         var response: Response
         if route.access == .admin {
             // Anyone not proven an admin (no token, a bad or expired one, a guest's, an ordinary user's) gets exactly
@@ -46,14 +46,14 @@ struct RoutePipeline: Sendable {
             context.callerID = caller.id
             context.callerRoles = caller.roles
             context.callerSessionID = caller.sessionID
-            decisions.append(take(caller.id.key, limits.perUser))
+            decisions.append(spendCallerBudget(caller.id))
         } else if decisions.allSatisfy(\.allowed), route.access == .authenticated {
             do {
                 let caller = try await authenticator.caller(of: request)
                 context.callerID = caller.id
                 context.callerRoles = caller.roles
                 context.callerSessionID = caller.sessionID
-                decisions.append(take(caller.id.key, limits.perUser))
+                decisions.append(spendCallerBudget(caller.id))
             } catch {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
                 return Self.withRateLimitHeaders(response, decisions)
@@ -61,11 +61,7 @@ struct RoutePipeline: Sendable {
         }
         let tightest = Self.tightest(decisions)
         if !tightest.allowed {
-            Self.rejected(by: tightest.policy).increment()
-            response = try Problem(
-                slug: "rate-limited", title: "Too many requests", status: .tooManyRequests,
-                detail: "Slow down: retry after \(tightest.retryAfterSeconds ?? 1) seconds.", retryAfter: tightest.retryAfterSeconds
-            ).response(from: request, context: context)
+            response = try Self.rateLimited(tightest).response(from: request, context: context)
         } else {
             do {
                 var request = request
@@ -103,6 +99,24 @@ struct RoutePipeline: Sendable {
         }
     }
 
+    /// The client address's budgets a request to `route` spends, spent.
+    func spendAddressBudgets(ip: String, route: PublicRoute) -> [RateLimitDecision] {
+        limits.budgets(ip: ip, userID: nil, credentialOperation: route.throttle == .credentials).map { take($0, $1) }
+    }
+
+    /// The proven caller's budget, spent; only once the address's budgets allowed the request.
+    func spendCallerBudget(_ caller: UUID) -> RateLimitDecision {
+        take(caller.key, limits.perUser)
+    }
+
+    /// The 429 for a request `tightest` refused, counted in `surge_rate_limited_total`.
+    static func rateLimited(_ tightest: RateLimitDecision) -> Problem {
+        rejected(by: tightest.policy).increment()
+        return Problem(
+            slug: "rate-limited", title: "Too many requests", status: .tooManyRequests,
+            detail: "Slow down: retry after \(tightest.retryAfterSeconds ?? 1) seconds.", retryAfter: tightest.retryAfterSeconds)
+    }
+
     private func take(_ key: String, _ policy: RateLimitPolicy) -> RateLimitDecision {
         limiter.take(key, policy: policy, now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9)
     }
@@ -114,17 +128,22 @@ struct RoutePipeline: Sendable {
 
     /// The client address's budgets spent on a request no route answers (`UnroutedRateLimitMiddleware`).
     func spendAddressBudget(of request: Request, context: GatewayRequestContext) -> [RateLimitDecision] {
-        limits.budgets(ip: clientAddress.of(request, peer: context.peerAddress), userID: nil, credentialOperation: false).map { take($0, $1) }
+        limits.budgets(ip: clientAddress.of(request.headers, peer: context.peerAddress), userID: nil, credentialOperation: false).map { take($0, $1) }
     }
 
     static func withRateLimitHeaders(_ response: Response, _ decisions: [RateLimitDecision]) -> Response {
         var response = response
-        let tightest = Self.tightest(decisions)
-        response.headers[.rateLimitLimit] = String(tightest.policy.limit)
-        response.headers[.rateLimitRemaining] = String(tightest.remaining)
-        response.headers[.rateLimitReset] = String(tightest.resetSeconds)
-        response.headers[.rateLimitPolicy] = "\(tightest.policy.limit);w=\(Int(tightest.policy.windowSeconds))"
+        setRateLimitHeaders(&response.headers, decisions)
         return response
+    }
+
+    /// `RateLimit-*` from the tightest of `decisions`.
+    static func setRateLimitHeaders(_ headers: inout HTTPFields, _ decisions: [RateLimitDecision]) {
+        let tightest = Self.tightest(decisions)
+        headers[.rateLimitLimit] = String(tightest.policy.limit)
+        headers[.rateLimitRemaining] = String(tightest.remaining)
+        headers[.rateLimitReset] = String(tightest.resetSeconds)
+        headers[.rateLimitPolicy] = "\(tightest.policy.limit);w=\(Int(tightest.policy.windowSeconds))"
     }
 
     /// Runs the request once per key; a retry with the same key and body gets the stored first answer.
@@ -204,8 +223,8 @@ extension RoutePipeline {
 struct ClientAddress: Sendable {
     let trustedHops: Int
 
-    func of(_ request: Request, peer: String) -> String {
-        guard trustedHops > 0, let forwarded = request.headers[.xForwardedFor] else { return peer }
+    func of(_ headers: HTTPFields, peer: String) -> String {
+        guard trustedHops > 0, let forwarded = headers[.xForwardedFor] else { return peer }
         let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard hops.count >= trustedHops else { return hops.first ?? peer }
         return hops[hops.count - trustedHops]

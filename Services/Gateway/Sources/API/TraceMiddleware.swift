@@ -1,5 +1,6 @@
 import Foundation
 import GatewayDomain
+import HTTPTypes
 import Hummingbird
 import SurgeContracts
 import SurgeRuntime
@@ -11,8 +12,8 @@ struct TraceMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.requestID = request.headers[InternalHeaders.requestID].flatMap(Self.acceptableRequestID) ?? UUID.pooledRandom().key
-        context.traceParent = request.headers[InternalHeaders.traceparent].flatMap(TraceParent.init)?.child() ?? .random()
+        context.requestID = Self.requestID(of: request.headers)
+        context.traceParent = Self.traceParent(of: request.headers)
         context.traceState = request.headers[InternalHeaders.tracestate]
         context.logger[metadataKey: "request.id"] = .string(context.requestID)
         context.logger[metadataKey: "trace.id"] = .string(context.traceParent.traceID)
@@ -24,6 +25,16 @@ struct TraceMiddleware: RouterMiddleware {
         }
         response.headers[InternalHeaders.requestID] = context.requestID
         return response
+    }
+
+    /// The client's `X-Request-ID` if sane, else a new one.
+    static func requestID(of headers: HTTPFields) -> String {
+        headers[InternalHeaders.requestID].flatMap(acceptableRequestID) ?? UUID.pooledRandom().key
+    }
+
+    /// A child of the client's `traceparent`, or a new trace.
+    static func traceParent(of headers: HTTPFields) -> TraceParent {
+        headers[InternalHeaders.traceparent].flatMap(TraceParent.init)?.child() ?? .random()
     }
 
     static func acceptableRequestID(_ value: String) -> String? {

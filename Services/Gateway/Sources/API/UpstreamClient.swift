@@ -114,12 +114,18 @@ final class UpstreamClient: Sendable {
     /// Sends `request` to `endpoint` on `loop` (the client connection's, so the answer is written from where it
     /// arrives) or on the next loop in turn.
     func execute(_ request: Request, to endpoint: Endpoint, on loop: (any EventLoop)? = nil, timeout: TimeAmount) async throws -> Response {
+        try await send(request, to: endpoint, on: loop, timeout: timeout).get()
+    }
+
+    /// `execute` for a caller on an event loop: the answer completes on `loop` (or the loop taken in turn).
+    func send(_ request: Request, to endpoint: Endpoint, on loop: (any EventLoop)? = nil, timeout: TimeAmount) -> EventLoopFuture<Response> {
         let pool = loop.flatMap { pools[ObjectIdentifier($0)] } ?? pools[ObjectIdentifier(loops[next.add(1, ordering: .relaxed).oldValue % loops.count])]!
         let (bufferLimit, tls) = (self.bufferLimit, self.tls)
-        if endpoint.tls && tls == nil { throw Failure.tlsNotConfigured }
-        return try await pool.loop.flatSubmit {
-            pool.send(request, to: endpoint, timeout: timeout, bufferLimit: bufferLimit, tls: endpoint.tls ? tls : nil)
-        }.get()
+        if endpoint.tls && tls == nil { return pool.loop.makeFailedFuture(Failure.tlsNotConfigured) }
+        guard pool.loop.inEventLoop else {
+            return pool.loop.flatSubmit { pool.send(request, to: endpoint, timeout: timeout, bufferLimit: bufferLimit, tls: endpoint.tls ? tls : nil) }
+        }
+        return pool.send(request, to: endpoint, timeout: timeout, bufferLimit: bufferLimit, tls: endpoint.tls ? tls : nil)
     }
 
     /// Closes every idle connection.

@@ -48,22 +48,35 @@ final class Upstreams: Sendable {
     func execute(
         _ request: UpstreamClient.Request, to service: SurgeService, on loop: (any EventLoop)? = nil, timeout: TimeAmount
     ) async throws -> UpstreamClient.Response {
+        try await send(request, to: service, on: loop ?? MultiThreadedEventLoopGroup.singleton.any(), timeout: timeout).get()
+    }
+
+    /// `execute` for a caller on `loop`: the answer completes there.
+    func send(
+        _ request: UpstreamClient.Request, to service: SurgeService, on loop: any EventLoop, timeout: TimeAmount
+    ) -> EventLoopFuture<UpstreamClient.Response> {
         guard let order = replicas.withLock({ $0[service]?.order(at: .now) }) else {
-            throw Problem.unavailable("The \(service.rawValue) service is not configured.")
+            return loop.makeFailedFuture(Problem.unavailable("The \(service.rawValue) service is not configured."))
         }
         // One URL is a load balancer or a single process: a refused connection there is worth one more try.
         let attempts = order.count == 1 ? order + order : order
-        var lastError: any Error = Problem.unavailable("The \(service.rawValue) service is not reachable right now.")
-        for base in attempts {
-            guard let endpoint = endpoints[base] else { continue }
-            do {
-                return try await client.execute(request, to: endpoint, on: loop, timeout: timeout)
-            } catch where Self.isRefusedConnection(error) {
-                replicas.withLock { $0[service]?.refused(base, at: .now, quarantine: Self.quarantine) }
-                lastError = error
-            }
+        return send(request, to: service, trying: attempts[...], on: loop, timeout: timeout,
+            lastError: Problem.unavailable("The \(service.rawValue) service is not reachable right now."))
+    }
+
+    private func send(
+        _ request: UpstreamClient.Request, to service: SurgeService, trying bases: ArraySlice<String>, on loop: any EventLoop,
+        timeout: TimeAmount, lastError: any Error
+    ) -> EventLoopFuture<UpstreamClient.Response> {
+        guard let base = bases.first else { return loop.makeFailedFuture(lastError) }
+        guard let endpoint = endpoints[base] else {
+            return send(request, to: service, trying: bases.dropFirst(), on: loop, timeout: timeout, lastError: lastError)
         }
-        throw lastError
+        return client.send(request, to: endpoint, on: loop, timeout: timeout).flatMapError { error in
+            guard Self.isRefusedConnection(error) else { return loop.makeFailedFuture(error) }
+            self.replicas.withLock { $0[service]?.refused(base, at: .now, quarantine: Self.quarantine) }
+            return self.send(request, to: service, trying: bases.dropFirst(), on: loop, timeout: timeout, lastError: error)
+        }
     }
 
     static func variable(for service: SurgeService) -> String { "UPSTREAM_\(service.rawValue.uppercased())_URL" }

@@ -1,0 +1,391 @@
+import Dispatch
+import Foundation
+import GatewayDomain
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import NIOHTTPTypes
+import SurgeRuntime
+import Synchronization
+
+/// The read most public traffic is, proxied on the client connection's event loop: a GET of a route a service answers,
+/// with no body, no `Origin` and no connection options, by a caller whose token was verified before (or on an
+/// anonymous route). It gets exactly what the router would give it (rate limits and their headers, the signed caller,
+/// the request id and trace, the entity tag and a 304 for `If-None-Match`, the service's answer, its metrics), made
+/// with the same pieces (`RoutePipeline`, `ProxyController`, `ConditionalRequests`, `TraceMiddleware`); every other
+/// request goes on to the router unchanged.
+///
+/// Why a channel handler: Hummingbird answers a request from a Swift task, so a proxied read crossed between the event
+/// loop and the executor four times and paid for a task, a `Request` and a `Response` besides: about 60 of the
+/// gateway's 100 µs of CPU a read, where nginx's whole hop is 15-18 (docs/gateway.md, "The hop's cost").
+struct EventLoopProxy: Sendable {
+    /// A request the proxy answers: its route, and the caller its token proves (nil on an anonymous route).
+    struct Read {
+        let route: PublicRoute
+        let caller: Authenticator.Caller?
+    }
+
+    /// What the proxy writes back: an answer in memory, or one streamed from the service (photos).
+    enum Answer {
+        case whole(HTTPResponse, ByteBuffer)
+        case streamed(HTTPResponse, AsyncThrowingStream<ByteBuffer, any Error>)
+    }
+
+    let routes: ReadRoutes
+    let pipeline: RoutePipeline
+    let proxy: ProxyController
+    let serverName: String
+    let logger: Logger
+    let metrics = RequestMetricsCache()
+    /// `surge_gateway_event_loop_reads_total`: reads answered here rather than by the router.
+    static let answered = Counter(label: "surge_gateway_event_loop_reads_total")
+
+    /// Request headers that leave a request to the router: a body, CORS, an upgrade.
+    static let routerHeaders: [HTTPField.Name] = [.contentLength, .transferEncoding, .origin, .expect, .upgrade]
+
+    /// The read the proxy answers for `head`, or nil for the router's requests. Spends nothing.
+    func read(_ head: HTTPRequest) -> Read? {
+        guard head.method == .get, let target = head.path, let route = routes.route(for: target) else { return nil }
+        let fields = head.headerFields
+        for name in Self.routerHeaders where fields[name] != nil { return nil }
+        // `keep-alive` is what HTTP/1.1 does anyway; `close` and any other option are the router's.
+        if let connection = fields[.connection], connection.lowercased() != "keep-alive" { return nil }
+        guard route.access == .authenticated else { return Read(route: route, caller: nil) }
+        guard let caller = pipeline.authenticator.rememberedCaller(authorization: fields[.authorization]) else { return nil }
+        return Read(route: route, caller: caller)
+    }
+
+    /// What the route pipeline and the proxy answer `read` with, completed on `loop`.
+    func answer(_ read: Read, head: HTTPRequest, peer: String, on loop: any EventLoop) -> EventLoopFuture<Answer> {
+        let requestID = TraceMiddleware.requestID(of: head.headerFields)
+        let instance = String((head.path ?? "/").prefix { $0 != "?" })
+        let ip = pipeline.clientAddress.of(head.headerFields, peer: peer)
+        var decisions = pipeline.spendAddressBudgets(ip: ip, route: read.route)
+        if let caller = read.caller, decisions.allSatisfy(\.allowed) { decisions.append(pipeline.spendCallerBudget(caller.id)) }
+        let tightest = RoutePipeline.tightest(decisions)
+        guard tightest.allowed else {
+            return loop.makeCompletedFuture(withResultOf: { try problem(RoutePipeline.rateLimited(tightest), instance: instance, decisions, requestID) })
+        }
+        let spent = decisions
+        let call = ForwardedCall(
+            caller: read.caller, clientAddress: ip, requestID: requestID, traceParent: TraceMiddleware.traceParent(of: head.headerFields))
+        let service = read.route.upstream
+        let sent = DispatchTime.now().uptimeNanoseconds
+        return proxy.upstreams.send(proxy.upstreamRequest(head, body: ByteBuffer(), call: call), to: service, on: loop, timeout: proxy.timeout)
+            .flatMap { response in
+                proxy.answered(by: service, sentAt: sent)
+                let status = HTTPResponse.Status(code: Int(response.status.code))
+                let fields = ProxyController.relayedHeaders(response.headers)
+                switch response.body {
+                case .buffered(let body):
+                    return loop.makeSucceededFuture(whole(status, fields, body, head: head, spent, requestID))
+                case .streamed(let parts) where ConditionalRequests.isTagged(status, fields):
+                    // JSON past the client's buffer still gets its tag, as the router gives it: read whole first.
+                    return loop.makeFutureWithTask { try await UpstreamClient.Body.streamed(parts).collect(upTo: .max) }
+                        .map { whole(status, fields, $0, head: head, spent, requestID) }
+                case .streamed(let parts):
+                    return loop.makeSucceededFuture(.streamed(finished(HTTPResponse(status: status, headerFields: fields), spent, requestID), parts))
+                }
+            }
+            .flatMapErrorThrowing { error in
+                let problem = error as? Problem ?? proxy.unreachable(service, error: error, logger: logger.with(requestID: requestID))
+                return try self.problem(problem, instance: instance, spent, requestID)
+            }
+            .hop(to: loop)
+    }
+
+    /// An answer in memory: tagged if it is a 200 in JSON, and a 304 when the read's `If-None-Match` names the tag.
+    private func whole(
+        _ status: HTTPResponse.Status, _ fields: HTTPFields, _ body: ByteBuffer, head: HTTPRequest, _ decisions: [RateLimitDecision],
+        _ requestID: String
+    ) -> Answer {
+        var (status, fields, body) = (status, fields, body)
+        if ConditionalRequests.isTagged(status, fields),
+            ConditionalRequests.tagRead(&fields, tag: ConditionalRequests.tag(of: body), request: head.headerFields)
+        {
+            (status, body) = (.notModified, ByteBuffer())
+        } else {
+            fields[.contentLength] = String(body.readableBytes)
+        }
+        return .whole(finished(HTTPResponse(status: status, headerFields: fields), decisions, requestID), body)
+    }
+
+    private func problem(_ problem: Problem, instance: String, _ decisions: [RateLimitDecision], _ requestID: String) throws -> Answer {
+        let (head, body) = try problem.answer(instance: instance)
+        return .whole(finished(head, decisions, requestID), body)
+    }
+
+    /// The headers every answer of the public door carries, as the router's middlewares and Hummingbird set them.
+    private func finished(_ head: HTTPResponse, _ decisions: [RateLimitDecision], _ requestID: String) -> HTTPResponse {
+        var head = head
+        RoutePipeline.setRateLimitHeaders(&head.headerFields, decisions)
+        head.headerFields[InternalHeaders.requestID] = requestID
+        head.headerFields[.date] = HTTPDate.now()
+        head.headerFields[.server] = serverName
+        return head
+    }
+}
+
+extension Logger {
+    fileprivate func with(requestID: String) -> Logger {
+        var logger = self
+        logger[metadataKey: "request.id"] = .string(requestID)
+        return logger
+    }
+}
+
+/// Which public route a path is, without the router: the one template its segments match, when exactly one does.
+/// A path any other way (outside `/v1/`, percent-escapes, empty or dot segments, several templates) is left to the
+/// router, which decides it as it always has.
+struct ReadRoutes: Sendable {
+    /// Per number of segments: each template's segments (nil for a parameter) and its GET route, if it has one.
+    private let shapes: [Int: [(segments: [String?], read: PublicRoute?)]]
+
+    /// `routes`: every public route (all methods), so a path two templates could match is seen to be ambiguous.
+    init(_ routes: [PublicRoute]) {
+        var shapes: [Int: [(segments: [String?], read: PublicRoute?)]] = [:]
+        for path in Set(routes.map(\.path)) {
+            let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
+            let read = routes.first { $0.path == path && $0.method == .get && $0.access != .admin && $0.upstream != .gateway }
+            shapes[segments.count, default: []].append((segments, read))
+        }
+        self.shapes = shapes
+    }
+
+    /// The proxied GET route `target` (a request target, query and all) is, or nil: the router's.
+    func route(for target: String) -> PublicRoute? {
+        let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
+        guard path.starts(with: "/v1/".utf8), path.allSatisfy(Self.isPlain) else { return nil }
+        let segments = Substring(path).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }), let candidates = shapes[segments.count] else { return nil }
+        var found: (segments: [String?], read: PublicRoute?)?
+        for candidate in candidates where zip(candidate.segments, segments).allSatisfy({ $0 == nil || $0! == $1 }) {
+            guard found == nil else { return nil }
+            found = candidate
+        }
+        return found?.read
+    }
+
+    /// Letters, digits, `-._~:` and the slashes between segments.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"): true
+        default: false
+        }
+    }
+}
+
+/// The proxy on one client connection, between the HTTP codec and Hummingbird's: a read it answers never reaches
+/// Hummingbird; any other request passes as it came. One request is answered at a time: what a client pipelines
+/// meanwhile waits here (and reading stops) until the answer before it, the proxy's or the router's, has ended, so a
+/// connection's answers keep its requests' order whoever writes them.
+final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum State {
+        case idle
+        /// The router's request: its parts go on until its end; the next waits for its answer's end too.
+        case routed(requestEnded: Bool, answerEnded: Bool)
+        /// A read, waiting for its end.
+        case reading(HTTPRequest, EventLoopProxy.Read)
+        case answering
+    }
+
+    private let proxy: EventLoopProxy
+    private var state = State.idle
+    /// Parts of requests that arrived while an answer was in progress, in order.
+    private var waiting = CircularBuffer<HTTPRequestPart>()
+    private var readHeld = false
+    private var draining = false
+    /// Hummingbird's connection handler closes a connection it thinks idle when the server shuts down: held back
+    /// until nothing is in progress here.
+    private var quiesceHeld = false
+
+    init(proxy: EventLoopProxy) {
+        self.proxy = proxy
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        receive(unwrapInboundIn(data), context: context)
+    }
+
+    private func receive(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        if isAnswering {
+            waiting.append(part)
+            return
+        }
+        switch (state, part) {
+        case (.answering, _), (.routed(requestEnded: true, _), _):
+            waiting.append(part)
+        case (.routed(requestEnded: false, let answerEnded), _):
+            context.fireChannelRead(wrapInboundOut(part))
+            if case .end = part {
+                state = .routed(requestEnded: true, answerEnded: answerEnded)
+                if answerEnded { finish(context: context) }
+            }
+        case (.reading(let head, let read), .end):
+            state = .answering
+            answer(read, head: head, context: context)
+        case (.reading(let head, _), _):
+            // A body after all (chunked, which no header announced): the router's request. Nothing was spent yet.
+            state = .routed(requestEnded: false, answerEnded: false)
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            receive(part, context: context)
+        case (.idle, .head(let head)):
+            if let read = proxy.read(head) {
+                state = .reading(head, read)
+            } else {
+                state = .routed(requestEnded: false, answerEnded: false)
+                context.fireChannelRead(wrapInboundOut(part))
+            }
+        case (.idle, _):
+            // A part of no request: Hummingbird's to refuse.
+            context.fireChannelRead(wrapInboundOut(part))
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(data, promise: promise)
+        if case .end = unwrapOutboundIn(data), case .routed(let requestEnded, answerEnded: false) = state {
+            state = .routed(requestEnded: requestEnded, answerEnded: true)
+            if requestEnded { finish(context: context) }
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if waiting.isEmpty { context.read() } else { readHeld = true }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !isIdle {
+            quiesceHeld = true
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    /// Whether an answer is in progress that the next request must wait for.
+    private var isAnswering: Bool {
+        switch state {
+        case .answering, .routed(requestEnded: true, _): true
+        default: false
+        }
+    }
+
+    private var isIdle: Bool {
+        if case .idle = state { waiting.isEmpty } else { false }
+    }
+
+    /// The request in progress was answered: the next one that waits is taken.
+    private func finish(context: ChannelHandlerContext) {
+        state = .idle
+        guard !draining else { return }
+        draining = true
+        let replaying = !waiting.isEmpty
+        while !waiting.isEmpty, !isAnswering {
+            receive(waiting.removeFirst(), context: context)
+        }
+        // Hummingbird's side takes the parts it was given once their read is complete.
+        if replaying { context.fireChannelReadComplete() }
+        draining = false
+        if waiting.isEmpty, readHeld {
+            readHeld = false
+            context.read()
+        }
+        if isIdle, quiesceHeld {
+            quiesceHeld = false
+            context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        }
+    }
+
+    private func answer(_ read: EventLoopProxy.Read, head: HTTPRequest, context: ChannelHandlerContext) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let active = proxy.metrics.active(.get)
+        active.increment()
+        EventLoopProxy.answered.increment()
+        let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        proxy.answer(read, head: head, peer: peer, on: context.eventLoop).assumeIsolated().whenComplete { result in
+            let route = read.route.path
+            switch result {
+            case .success(.whole(let head, let body)):
+                self.proxy.metrics.endpoint(.init(route: route, method: .get, status: head.status)).record(since: started)
+                active.decrement()
+                context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+                if body.readableBytes > 0 { context.write(self.wrapOutboundOut(.body(body)), promise: nil) }
+                self.end(context: context)
+            case .success(.streamed(let head, let parts)):
+                context.writeAndFlush(self.wrapOutboundOut(.head(head)), promise: nil)
+                self.stream(parts, context: context) {
+                    self.proxy.metrics.endpoint(.init(route: route, method: .get, status: head.status)).record(since: started)
+                    active.decrement()
+                }
+            case .failure(let error):
+                // Only a problem document that could not be encoded gets here.
+                self.proxy.logger.error("Read could not be answered", metadata: ["error": "\(error)"])
+                active.decrement()
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// Writes a streamed answer's parts as they come, each after the one before has been written (the client's pace),
+    /// then ends it; a failed stream closes the connection, as the router's answer would.
+    private func stream(_ parts: AsyncThrowingStream<ByteBuffer, any Error>, context: ChannelHandlerContext, done: @escaping () -> Void) {
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler: self, context: context, done: done), eventLoop: loop)
+        Task {
+            do {
+                for try await part in parts {
+                    try await loop.flatSubmit {
+                        bound.value.context.writeAndFlush(bound.value.handler.wrapOutboundOut(.body(part)))
+                    }.get()
+                }
+                loop.execute {
+                    bound.value.done()
+                    bound.value.handler.end(context: bound.value.context)
+                }
+            } catch {
+                loop.execute {
+                    bound.value.done()
+                    bound.value.context.close(promise: nil)
+                }
+            }
+        }
+    }
+
+    private func end(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        finish(context: context)
+    }
+}
+
+/// The `Date` header's value (RFC 9110 §5.6.7), formatted once a second. Hand-written: Hummingbird keeps its own
+/// cache of it internal.
+enum HTTPDate {
+    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    static func now() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let second = Int(now.tv_sec)
+        return cache.withLock { cache in
+            if cache.second == second { return cache.text }
+            var time = time_t(second)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            let text = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(1900 + parts.tm_year) "
+                + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+            cache = (second, text)
+            return text
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import SurgeContracts
+import SurgeRuntime
+import SurgeTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@testable import GatewayService
+
+/// The event-loop proxy (`EventLoopProxyHandler`) in front of the gateway's router: which reads it answers, that they
+/// get what the router gives, and that everything else still reaches the router, in order, on one connection.
+@Suite("Gateway: reads proxied on the event loop", .tags(.unit), .kind(.unit))
+struct EventLoopProxyTests {
+    /// A challenge read of any service (`/{service}/v1/challenges/{id}`): the caller, the trace and whether the gateway's
+    /// signature covers what it sent, in JSON; `asked` counts its requests.
+    static func upstream(signer: InternalCallSigner, asked: LockedValue<Int> = .init(0)) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/:service/v1/challenges/:id") { request, _ in
+            asked.withLock { $0 += 1 }
+            let headers = request.headers
+            let signed = signer.isValid(
+                headers[InternalCallSigner.header], method: "GET", target: String(request.head.path!.dropFirst("/challenges".count)),
+                caller: headers[InternalHeaders.caller], clientAddress: headers[InternalHeaders.clientAddress], roles: headers[InternalHeaders.roles],
+                session: headers[InternalHeaders.session], requestID: headers[InternalHeaders.requestID] ?? "")
+            let trace = (headers[InternalHeaders.traceparent] ?? "").split(separator: "-")
+            let traced = trace.count == 4 && trace[1] == "4bf92f3577b34da6a3ce929d0e0e4736" && trace[2] != "00f067aa0ba902b7"
+            let body = #"{"caller":"\#(headers[InternalHeaders.caller] ?? "")","signed":\#(signed),"traced":\#(traced)}"#
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    struct Echo: Decodable {
+        var caller: String
+        var signed: Bool
+        /// The client's trace, in a span of the gateway's.
+        var traced: Bool
+    }
+
+    @Test("a read by a token verified before is answered before the router, as the router answers it: signed caller, trace, tag, budgets, request id")
+    func proxiedRead() async throws {
+        let fixture = try await GatewayRouterFixture()
+        let user = UUID()
+        let asked = LockedValue(0)
+        try await withUpstreamClient { client in
+            try await Self.upstream(signer: fixture.signer, asked: asked).test(.live) { upstream in
+                let environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
+                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
+                    var headers = try await fixture.bearer(user)
+                    headers[InternalHeaders.traceparent] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                    let target = "/v1/challenges/\(UUID().key)?include=rules"
+                    var answers: [(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer)] = []
+                    for requestID in ["first-read", "second-read"] {
+                        headers[InternalHeaders.requestID] = requestID
+                        try await gateway.execute(uri: target, method: .get, headers: headers) { answers.append(($0.status, $0.headers, $0.body)) }
+                    }
+                    // The first verified the token in the router; the second was answered before it.
+                    #expect(fixture.routed.value == 1)
+                    #expect(asked.value == 2)
+                    for (index, answer) in answers.enumerated() {
+                        #expect(answer.status == .ok)
+                        let echo = try JSONDecoder().decode(Echo.self, from: Data(buffer: answer.body))
+                        #expect(echo.caller == user.key)
+                        #expect(echo.signed)
+                        #expect(echo.traced)
+                        #expect(answer.headers[InternalHeaders.requestID] == ["first-read", "second-read"][index])
+                        #expect(answer.headers[.contentType] == "application/json")
+                        #expect(answer.headers[.contentLength] == String(answer.body.readableBytes))
+                        #expect(answer.headers[.eTag] == ConditionalRequests.tag(of: answer.body))
+                        #expect(answer.headers[.server] == "surge-gateway")
+                        #expect(answer.headers[.date] != nil)
+                        #expect(answer.headers[.rateLimitLimit] == "300")
+                        #expect(answer.headers[.rateLimitPolicy] == "300;w=60")
+                    }
+                    #expect(answers[0].headers[.rateLimitRemaining] == "299")
+                    #expect(answers[1].headers[.rateLimitRemaining] == "298")
+
+                    // The tag named again: a 304 from the proxy, with the tag and no representation.
+                    headers[.ifNoneMatch] = try #require(answers[1].headers[.eTag])
+                    try await gateway.execute(uri: target, method: .get, headers: headers) { response in
+                        #expect(response.status == .notModified)
+                        #expect(response.headers[.eTag] == answers[1].headers[.eTag])
+                        #expect(response.headers[.contentType] == nil)
+                        #expect(response.body.readableBytes == 0)
+                        #expect(response.headers[.rateLimitRemaining] == "297")
+                    }
+                    #expect(fixture.routed.value == 1)
+                }
+            }
+        }
+    }
+
+    @Test("past the caller's budget the proxy answers 429 with Retry-After; a service that cannot be reached is a 503 problem")
+    func refusals() async throws {
+        let fixture = try await GatewayRouterFixture()
+        try await withUpstreamClient { client in
+            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
+                var environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
+                environment["RATE_LIMIT_PER_USER_PER_MINUTE"] = "2"
+                environment["UPSTREAM_PROGRESS_URL"] = "http://127.0.0.1:1"
+                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
+                    let headers = try await fixture.bearer(UUID())
+                    try await gateway.execute(uri: "/v1/challenges/\(UUID().key)", method: .get, headers: headers) { #expect($0.status == .ok) }
+                    let photos = "/v1/challenges/\(UUID().key)/photos"
+                    try await gateway.execute(uri: photos, method: .get, headers: headers) { response in
+                        #expect(response.status == .serviceUnavailable)
+                        #expect(response.headers[.retryAfter] == "1")
+                        #expect(GatewayRouterTests.problem(response)?.instance == photos)
+                        #expect(response.headers[.rateLimitRemaining] == "0")
+                    }
+                    try await gateway.execute(uri: "/v1/challenges/\(UUID().key)", method: .get, headers: headers) { response in
+                        #expect(response.status == .tooManyRequests)
+                        #expect(GatewayRouterTests.problem(response)?.type.hasSuffix("/rate-limited") == true)
+                        #expect(response.headers[.retryAfter] != nil)
+                        #expect(response.headers[.rateLimitRemaining] == "0")
+                        #expect(response.headers[InternalHeaders.requestID] != nil)
+                    }
+                    #expect(fixture.routed.value == 1)
+                }
+            }
+        }
+    }
+
+    @Test("a token not verified yet, a CORS origin, a body, an escaped or unknown path and a gateway route go to the router")
+    func routerRequests() async throws {
+        let fixture = try await GatewayRouterFixture()
+        try await withUpstreamClient { client in
+            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
+                var environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
+                environment["CORS_ALLOWED_ORIGINS"] = "https://app.example"
+                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
+                    let headers = try await fixture.bearer(UUID())
+                    let challenge = "/v1/challenges/\(UUID().key)"
+                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+                    #expect(fixture.routed.value == 1)
+                    var cors = headers
+                    cors[.origin] = "https://app.example"
+                    try await gateway.execute(uri: challenge, method: .get, headers: cors) { response in
+                        #expect(response.status == .ok)
+                        #expect(response.headers[.accessControlAllowOrigin] == "https://app.example")
+                    }
+                    #expect(fixture.routed.value == 2)
+                    try await gateway.execute(uri: challenge, method: .get, headers: headers, body: ByteBuffer(string: "{}")) { #expect($0.status == .ok) }
+                    #expect(fixture.routed.value == 3)
+                    try await gateway.execute(uri: challenge.replacingOccurrences(of: "-", with: "%2D"), method: .get, headers: headers) { _ in }
+                    #expect(fixture.routed.value == 4)
+                    try await gateway.execute(uri: "/v1/no-such-route", method: .get, headers: headers) { #expect($0.status == .notFound) }
+                    #expect(fixture.routed.value == 5)
+                    try await gateway.execute(uri: "/v1/me/export", method: .get, headers: headers) { _ in }
+                    #expect(fixture.routed.value == 6)
+                    try await gateway.execute(uri: challenge, method: .get, headers: [.authorization: "Bearer not-a-token"]) { #expect($0.status == .unauthorized) }
+                    #expect(fixture.routed.value == 7)
+                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+                    #expect(fixture.routed.value == 7)
+                }
+            }
+        }
+    }
+
+    @Test("requests pipelined on one connection, some proxied and some routed, are answered in their order")
+    func pipelined() async throws {
+        let fixture = try await GatewayRouterFixture()
+        try await withUpstreamClient { client in
+            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
+                let environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
+                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
+                    let headers = try await fixture.bearer(UUID())
+                    let challenge = "/v1/challenges/\(UUID().key)"
+                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+                    let authorization = try #require(headers[.authorization])
+                    let ids = (1...6).map { "pipelined-\($0)" }
+                    var requests = ""
+                    for (index, id) in ids.enumerated() {
+                        // Odd ones are the router's (an unknown path), even ones the proxy's.
+                        let path = index % 2 == 0 ? challenge : "/v1/nowhere-\(index)"
+                        requests += "GET \(path) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(authorization)\r\nX-Request-ID: \(id)\r\n\r\n"
+                    }
+                    let answers = try Self.exchange(port: try #require(gateway.port), send: requests, until: ids.last!)
+                    let order = ids.compactMap { id in answers.range(of: "x-request-id: \(id)\r\n", options: .caseInsensitive)?.lowerBound }
+                    #expect(order.count == ids.count)
+                    #expect(order == order.sorted())
+                    #expect(answers.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 3)
+                    #expect(answers.components(separatedBy: "HTTP/1.1 404 Not Found").count - 1 == 3)
+                    #expect(fixture.routed.value == 4)
+                }
+            }
+        }
+    }
+
+    @Test("answers past the upstream client's buffer: a photo streamed through whole, JSON read whole and tagged")
+    func largeAnswers() async throws {
+        let fixture = try await GatewayRouterFixture()
+        let photo = ByteBuffer(bytes: (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let json = ByteBuffer(string: "[" + Array(repeating: #""0123456789abcdef""#, count: 80_000).joined(separator: ",") + "]")
+        let upstream = Router()
+        upstream.get("/:service/v1/photos/:photoID") { _, _ in
+            Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: photo))
+        }
+        upstream.get("/:service/v1/me/history") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: json))
+        }
+        try await withUpstreamClient { client in
+            try await Application(router: upstream, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { service in
+                let environment = try GatewayRouterTests.environment(upstreamPort: service.port)
+                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
+                    let headers = try await fixture.bearer(UUID())
+                    for _ in 0..<2 {
+                        try await gateway.execute(uri: "/v1/photos/\(UUID().key)", method: .get, headers: headers) { response in
+                            #expect(response.status == .ok)
+                            #expect(response.headers[.contentType] == "image/jpeg")
+                            #expect(response.headers[.contentLength] == String(photo.readableBytes))
+                            #expect(response.headers[.eTag] == nil)
+                            #expect(response.body == photo)
+                        }
+                        try await gateway.execute(uri: "/v1/me/history", method: .get, headers: headers) { response in
+                            #expect(response.status == .ok)
+                            #expect(response.headers[.eTag] == ConditionalRequests.tag(of: json))
+                            #expect(response.body == json)
+                        }
+                    }
+                    #expect(fixture.routed.value == 1)
+                }
+            }
+        }
+    }
+
+    @Test("a path is a proxied read when exactly one template has its shape and that one's GET goes to a service")
+    func readRoutes() {
+        let routes = ReadRoutes([
+            PublicRoute(.get, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
+            PublicRoute(.patch, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
+            PublicRoute(.get, "/v1/groups/{groupID}/members", .identity, .authenticated, .standard, idempotent: false),
+            PublicRoute(.get, "/v1/groups/{groupID}/chores", .challenges, .authenticated, .standard, idempotent: false),
+            PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
+            PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
+            PublicRoute(.get, "/v1/admin/kpis", .analytics, .admin, .standard, idempotent: false),
+            PublicRoute(.post, "/v1/attempts", .progress, .authenticated, .standard, idempotent: true),
+            PublicRoute(.get, "/v1/users/{userID}", .identity, .authenticated, .standard, idempotent: false),
+            PublicRoute(.post, "/v1/users/search", .identity, .authenticated, .standard, idempotent: false),
+        ])
+        #expect(routes.route(for: "/v1/challenges/42")?.path == "/v1/challenges/{challengeID}")
+        #expect(routes.route(for: "/v1/challenges/42?include=rules&x=%20")?.upstream == .challenges)
+        #expect(routes.route(for: "/v1/groups/g-1/chores")?.upstream == .challenges)
+        #expect(routes.route(for: "/v1/groups/g-1/members")?.upstream == .identity)
+        #expect(routes.route(for: "/v1/me")?.upstream == .identity)
+        // Not a service's read: the gateway's own, an admin's, one with no GET, an unknown one.
+        for target in ["/v1/me/export", "/v1/admin/kpis", "/v1/attempts", "/v1/groups/g-1", "/v1/nothing", "/v2/me", "/me"] {
+            #expect(routes.route(for: target) == nil, "\(target)")
+        }
+        // Two templates have its shape: the router decides.
+        #expect(routes.route(for: "/v1/users/search") == nil)
+        #expect(routes.route(for: "/v1/users/u-1")?.upstream == .identity)
+        // Anything but plain segments: the router decides.
+        for target in ["/v1/challenges/4%32", "/v1/challenges/42/", "/v1//challenges/42", "/v1/challenges/..", "/v1/challenges/.", "/v1/challenges/a b", "/v1/challenges/é"] {
+            #expect(routes.route(for: target) == nil, "\(target)")
+        }
+    }
+
+    /// Writes `send` on a new connection to 127.0.0.1:`port` and reads until `marker` and the body after it arrived
+    /// (5 s at most).
+    static func exchange(port: Int, send: String, until marker: String) throws -> String {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = send.withCString { Glibc.send(socket, $0, strlen($0), 0) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += buffer[..<count]
+            let text = String(decoding: received, as: UTF8.self)
+            if let range = text.range(of: marker, options: .caseInsensitive), text[range.upperBound...].contains("\r\n\r\n{") ,
+                text[range.upperBound...].hasSuffix("}")
+            {
+                return text
+            }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
