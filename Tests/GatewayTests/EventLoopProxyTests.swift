@@ -31,7 +31,7 @@ struct EventLoopProxyTests {
                 session: headers[InternalHeaders.session], requestID: headers[InternalHeaders.requestID] ?? "")
             let trace = (headers[InternalHeaders.traceparent] ?? "").split(separator: "-")
             let traced = trace.count == 4 && trace[1] == "4bf92f3577b34da6a3ce929d0e0e4736" && trace[2] != "00f067aa0ba902b7"
-            let body = #"{"caller":"\#(headers[InternalHeaders.caller] ?? "")","signed":\#(signed),"traced":\#(traced)}"#
+            let body = #"{"caller":"\#(headers[InternalHeaders.caller] ?? "")","signed":\#(signed),"traced":\#(traced),"sawToken":\#(headers[.authorization] != nil)}"#
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -42,9 +42,11 @@ struct EventLoopProxyTests {
         var signed: Bool
         /// The client's trace, in a span of the gateway's.
         var traced: Bool
+        /// Whether the client's access token reached the service: it never should.
+        var sawToken: Bool
     }
 
-    @Test("a read by a token verified before is answered before the router, as the router answers it: signed caller, trace, tag, budgets, request id")
+    @Test("a read by a token verified before is answered before the router, as the router answers it: signed caller (not its token), trace, tag, budgets, request id")
     func proxiedRead() async throws {
         let fixture = try await GatewayRouterFixture()
         let user = UUID()
@@ -70,6 +72,7 @@ struct EventLoopProxyTests {
                         #expect(echo.caller == user.key)
                         #expect(echo.signed)
                         #expect(echo.traced)
+                        #expect(!echo.sawToken)
                         #expect(answer.headers[InternalHeaders.requestID] == ["first-read", "second-read"][index])
                         #expect(answer.headers[.contentType] == "application/json")
                         #expect(answer.headers[.contentLength] == String(answer.body.readableBytes))
@@ -79,8 +82,8 @@ struct EventLoopProxyTests {
                         #expect(answer.headers[.rateLimitLimit] == "300")
                         #expect(answer.headers[.rateLimitPolicy] == "300;w=60")
                     }
-                    #expect(answers[0].headers[.rateLimitRemaining] == "299")
-                    #expect(answers[1].headers[.rateLimitRemaining] == "298")
+                    // Each spent the caller's budget (which refills 5 a second meanwhile; the 429 test counts exactly).
+                    for answer in answers { #expect((Int(answer.headers[.rateLimitRemaining] ?? "") ?? 300) < 300) }
 
                     // The tag named again: a 304 from the proxy, with the tag and no representation.
                     headers[.ifNoneMatch] = try #require(answers[1].headers[.eTag])
@@ -89,7 +92,7 @@ struct EventLoopProxyTests {
                         #expect(response.headers[.eTag] == answers[1].headers[.eTag])
                         #expect(response.headers[.contentType] == nil)
                         #expect(response.body.readableBytes == 0)
-                        #expect(response.headers[.rateLimitRemaining] == "297")
+                        #expect((Int(response.headers[.rateLimitRemaining] ?? "") ?? 300) < 300)
                     }
                     #expect(fixture.routed.value == 1)
                 }

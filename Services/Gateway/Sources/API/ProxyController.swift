@@ -32,9 +32,10 @@ struct ProxyController {
         "upgrade", "host", "x-surge-caller", "x-surge-client-address", "x-surge-roles", "x-surge-session", "x-surge-signature",
         "x-surge-idempotency-key",
     ]
-    /// What a request does not take to the service: the hop-by-hop and internal headers, and the body's length (set anew
-    /// from the body, read already) and `Expect` (nothing waits for a 100 Continue).
-    static let unforwardedRequestHeaders = hopByHopHeaders.union(["content-length", "expect"])
+    /// What a request does not take to the service: the hop-by-hop and internal headers, the body's length (set anew
+    /// from the body, read already), `Expect` (nothing waits for a 100 Continue) and the access token (services trust
+    /// the signed caller, and never see a credential they could leak).
+    static let unforwardedRequestHeaders = hopByHopHeaders.union(["content-length", "expect", "authorization"])
 
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
