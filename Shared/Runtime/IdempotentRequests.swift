@@ -8,9 +8,9 @@ import NIOFoundationCompat
 import PostgresNIO
 import SurgePostgres
 
-/// Idempotency end to end: the gateway keeps the first answer to each `Idempotency-Key`, but it cannot know whether a
-/// request whose connection broke was committed, and releases the key so that the client's retry runs again. So it
-/// forwards the key (`X-Surge-Idempotency-Key`, signed), and here a keyed request runs in one `SharedTransaction`: the
+/// Idempotency end to end: the gateway checks a client's `Idempotency-Key` and forwards it (`X-Surge-Idempotency-Key`,
+/// signed), since only the service can know whether a request whose connection broke was committed: here a keyed
+/// request runs in one `SharedTransaction`: the
 /// command's writes (all of its transactions) and the row recording its answer in `request_keys` commit together or
 /// not at all. A retry with the same key (and the same method, target and body) gets that answer, with
 /// `Idempotent-Replayed: true`; another request with the key gets 409 `idempotency-key-reused`, as at the gateway.
@@ -83,14 +83,24 @@ public struct IdempotentRequestMiddleware<Context: RequestContext>: RouterMiddle
         }
     }
 
+    /// What makes two requests "the same" for a key: method, target (query and all) and body. A JSON body is compared
+    /// by meaning, not bytes: a retry may serialize its keys in another order (a dictionary, after the app restarted).
     static func fingerprint(method: String, target: String, body: ByteBuffer) -> Data {
         var hash = SHA256()
         hash.update(data: Data(method.utf8))
         hash.update(data: Data([0x0A]))
         hash.update(data: Data(target.utf8))
         hash.update(data: Data([0x0A]))
-        body.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+        hash.update(data: canonical(Data(buffer: body)))
         return Data(hash.finalize())
+    }
+
+    /// JSON with its object keys sorted; anything else as it is.
+    static func canonical(_ body: Data) -> Data {
+        guard !body.isEmpty, let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+            let sorted = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        else { return body }
+        return sorted
     }
 }
 

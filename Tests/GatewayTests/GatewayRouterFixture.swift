@@ -13,7 +13,7 @@ import SurgeTestSupport
 
 /// The gateway's router as `GatewayService.buildApplication` assembles it (`GatewayService.addRoutes` behind the
 /// problem middleware), without a database: access tokens from `issuer`, stream tickets in memory, revocations set by
-/// the test. No route a test calls here is idempotent with a key, so the idempotency store is never reached.
+/// the test.
 struct GatewayRouterFixture: Sendable {
     let signer: InternalCallSigner
     let issuer: AccessTokenIssuer
@@ -56,8 +56,7 @@ struct GatewayRouterFixture: Sendable {
         let issuer = self.issuer
         let verifier = AccessTokenVerifier(logger: .test("verifier")) { String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self) }
         let pipeline = RoutePipeline(
-            settings: settings, limiter: RateLimiter(), authenticator: Authenticator(revocations: revocations, verifier: verifier),
-            idempotency: IdempotencyStore(client: unstartedDatabase(), logger: .test("idempotency"), abandonAfter: .seconds(60)), now: { Date() })
+            settings: settings, limiter: RateLimiter(), authenticator: Authenticator(revocations: revocations, verifier: verifier), now: { Date() })
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: CountingMiddleware(count: routed))

@@ -18,13 +18,11 @@ public enum GatewayService {
         let infrastructure = try ServiceInfrastructure(settings, migrations: [GatewayMigrations.set])
         let (database, logger) = (infrastructure.database, infrastructure.logger)
         // The real clock, even on a simulated stack: the development clock is no route of the public door, and what the
-        // gateway times itself (stream tickets, idempotency keys, purges) needs no simulated days.
+        // gateway times itself (stream tickets, purges) needs no simulated days.
         let now: @Sendable () -> Date = { Date() }
         // Identity's public keys come from a URL of any kind; the services are called through `Upstreams`.
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let upstreamClient = try UpstreamClient(tls: gateway.upstreams.values.contains { $0.urls.contains { $0.hasPrefix("https://") } })
-        // A claim is only taken over once the request that made it must have ended.
-        let idempotency = IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(gateway.upstreamTimeoutSeconds + 30))
         let hub = StreamHub(settings: gateway.stream) { StreamFeed.route($0, logger: logger) }
         let revocations = Revocations(client: database, logger: logger) { hub.endSessions($0) }
         var routes = ConsumerRoutes { RevocationRecorder(connection: $0, logger: $1) }
@@ -39,7 +37,7 @@ public enum GatewayService {
         let pipeline = RoutePipeline(
             settings: gateway, limiter: limiter,
             authenticator: Authenticator.make(client: client, jwksURL: gateway.identityJWKSURL, revocations: revocations, logger: logger),
-            idempotency: idempotency, now: now)
+            now: now)
         let feed = StreamFeed(hub: hub, logger: logger)
         let tail = try KafkaTail(configuration: settings.kafka, topics: StreamFeed.topics, logger: logger) { feed.handle($0) }
         let tickets = PostgresStreamTicketStore(client: database, logger: logger)
@@ -62,9 +60,6 @@ public enum GatewayService {
                 StreamFeedService(tail: tail, hub: hub),
                 PeriodicService("stream-ticket-purge", every: .seconds(600), logger: logger) {
                     try await tickets.purge(now: now())
-                },
-                PeriodicService("idempotency-purge", every: .seconds(600), logger: logger) {
-                    try await idempotency.purge(olderThan: now().addingTimeInterval(-24 * 3600))
                 },
                 PeriodicService("rate-limit-eviction", every: .seconds(60), logger: logger) {
                     limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: gateway.rateLimits.all)

@@ -9,7 +9,7 @@ import SurgeAuth
 import SurgeContracts
 import SurgeRuntime
 
-/// What every public route goes through, in order: rate limits, authentication, idempotency, conditional requests
+/// What every public route goes through, in order: rate limits, authentication, the idempotency key, conditional requests
 /// (`ETag`, `If-None-Match`, `If-Match`), then the handler (forwarding to a service, or a gateway-local operation).
 /// `RateLimit-*` headers go on every answer; the 404 an `.admin` route gives whoever is not an admin is the unknown
 /// route's, headers and all (`UnroutedRateLimitMiddleware`).
@@ -19,7 +19,6 @@ struct RoutePipeline: Sendable {
     let limits: RateLimits
     let limiter: RateLimiter
     let authenticator: Authenticator
-    let idempotency: IdempotencyStore
     let clientAddress: ClientAddress
     let maxBodyBytes: Int
     let maxUploadBytes: Int
@@ -70,12 +69,15 @@ struct RoutePipeline: Sendable {
                 // suspended on the connection while the server drains the rest: two readers of one HTTP stream,
                 // which NIO traps on. Bodies are small and capped, so buffering them costs little.
                 try await Self.collectBody(of: &request, limit: bodyLimit)
-                let conditional: Handler = { request, context in try await ConditionalRequests.respond(request, context: context, handler: handler) }
                 if route.idempotent, let key = request.headers[.idempotencyKey] {
-                    response = try await idempotent(request, context: context, key: key, ip: ip, bodyLimit: bodyLimit, handler: conditional)
-                } else {
-                    response = try await conditional(request, context)
+                    // The service keeps the first answer to the key with its command, in one transaction
+                    // (`IdempotentRequestMiddleware`): only it knows whether a request whose connection broke was committed.
+                    guard Self.isAcceptable(idempotencyKey: key) else {
+                        throw Problem.validation(field: "Idempotency-Key", "must be 1 to 255 visible ASCII characters")
+                    }
+                    context.idempotencyKey = key
                 }
+                response = try await ConditionalRequests.respond(request, context: context, handler: handler)
             } catch {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
             }
@@ -146,67 +148,17 @@ struct RoutePipeline: Sendable {
         headers[.rateLimitPolicy] = "\(tightest.policy.limit);w=\(Int(tightest.policy.windowSeconds))"
     }
 
-    /// Runs the request once per key; a retry with the same key and body gets the stored first answer.
-    private func idempotent(
-        _ request: Request, context: GatewayRequestContext, key: String, ip: String, bodyLimit: Int, handler: Handler
-    ) async throws -> Response {
-        guard IdempotencyFingerprint.isAcceptable(key) else {
-            throw Problem.validation(field: "Idempotency-Key", "must be 1 to 255 visible ASCII characters")
-        }
-        var request = request
-        let body = try await request.collectBody(upTo: bodyLimit)
-        let fingerprint = IdempotencyFingerprint.of(method: request.method.rawValue, path: request.uri.description, body: Data(buffer: body))
-        // Signed-out keys are scoped to the client's address, so nobody can replay a guessable key to read another
-        // person's sign-up response.
-        let scope = context.callerID.map { "user:\($0.key)" } ?? "anonymous:\(ip)"
-        switch try await idempotency.claim(scope: scope, key: key, fingerprint: fingerprint, now: now()) {
-        case .mismatch:
-            throw Problem(
-                slug: "idempotency-key-reused", title: "Idempotency key reused", status: .conflict,
-                detail: "This Idempotency-Key was used for a different request; use a new key for a new request.")
-        case .inProgress:
-            throw Problem(
-                slug: "idempotency-key-in-progress", title: "Request in progress", status: .conflict,
-                detail: "A request with this Idempotency-Key is still running.", retryAfter: 1)
-        case .replay(let stored):
-            var headers: HTTPFields = [.idempotentReplayed: "true", .contentLength: String(stored.body.count)]
-            if let contentType = stored.contentType { headers[.contentType] = contentType }
-            if let location = stored.location { headers[.location] = location }
-            return Response(
-                status: HTTPResponse.Status(code: stored.status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: stored.body)))
-        case .claimed:
-            // The service records its answer with its command, under the same key: whether a request whose connection
-            // broke was committed is known there, not here.
-            var context = context
-            context.idempotencyKey = key
-            let response: Response
-            do {
-                response = try await handler(request, context)
-            } catch {
-                try? await idempotency.release(scope: scope, key: key)
-                throw error
-            }
-            // A server error, or an answer that asks to retry later, is not the request's final outcome.
-            guard response.status.code < 500, response.headers[.retryAfter] == nil else {
-                try? await idempotency.release(scope: scope, key: key)
-                return response
-            }
-            var replayable = response
-            let buffer = try await replayable.collectBody()
-            let stored = IdempotencyStore.StoredResponse(
-                status: response.status.code, contentType: response.headers[.contentType], location: response.headers[.location],
-                body: Data(buffer: buffer))
-            try await idempotency.complete(scope: scope, key: key, response: stored, now: now())
-            return replayable
-        }
+    /// Keys are client-chosen: 1 to 255 visible ASCII characters.
+    static func isAcceptable(idempotencyKey key: String) -> Bool {
+        (1...255).contains(key.utf8.count) && key.unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) }
     }
 }
 
 extension RoutePipeline {
     /// The pipeline with the limits, client address and body limits `settings` give.
-    init(settings: GatewaySettings, limiter: RateLimiter, authenticator: Authenticator, idempotency: IdempotencyStore, now: @escaping @Sendable () -> Date) {
+    init(settings: GatewaySettings, limiter: RateLimiter, authenticator: Authenticator, now: @escaping @Sendable () -> Date) {
         self.init(
-            limits: settings.rateLimits, limiter: limiter, authenticator: authenticator, idempotency: idempotency,
+            limits: settings.rateLimits, limiter: limiter, authenticator: authenticator,
             clientAddress: settings.clientAddress, maxBodyBytes: settings.maxBodyBytes, maxUploadBytes: settings.maxUploadBytes, now: now)
         // Each budget's series exists from the start, at zero.
         for policy in limits.all { _ = Self.rejected(by: policy) }
