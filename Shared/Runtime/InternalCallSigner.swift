@@ -49,7 +49,12 @@ public struct InternalCallSigner: Sendable {
         public static let empty = BodyDigest(SHA256.hash(data: [UInt8]()))
 
         public init(of body: ByteBuffer) {
-            self.init(body.withUnsafeReadableBytes { SHA256.hash(data: $0) })
+            // Most calls (every read) have none: its digest is known.
+            if body.readableBytes == 0 {
+                self = .empty
+            } else {
+                self.init(body.withUnsafeReadableBytes { SHA256.hash(data: $0) })
+            }
         }
 
         public init(of body: some DataProtocol) {

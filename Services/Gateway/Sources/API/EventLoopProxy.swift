@@ -156,10 +156,25 @@ struct ReadRoutes: Sendable {
 
     /// The proxied GET route `target` (a request target, query and all) is, or nil: the router's.
     func route(for target: String) -> PublicRoute? {
-        let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
-        guard path.starts(with: "/v1/".utf8), path.allSatisfy(Self.isPlain) else { return nil }
-        let segments = Substring(path).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }), let candidates = shapes[segments.count] else { return nil }
+        var segments: [Substring] = []
+        segments.reserveCapacity(8)
+        var start: String.Index?
+        var index = target.startIndex
+        while index < target.endIndex, target.utf8[index] != UInt8(ascii: "?") {
+            let byte = target.utf8[index]
+            if byte == UInt8(ascii: "/") {
+                if let start { segments.append(target[start..<index]) } else if index != target.startIndex { return nil }
+                start = target.utf8.index(after: index)
+            } else if !Self.isPlain(byte) {
+                return nil
+            }
+            index = target.utf8.index(after: index)
+        }
+        guard let start else { return nil }
+        segments.append(target[start..<index])
+        guard segments.count > 1, segments[0] == "v1", segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }),
+            let candidates = shapes[segments.count]
+        else { return nil }
         var found: (segments: [String?], read: PublicRoute?)?
         for candidate in candidates where zip(candidate.segments, segments).allSatisfy({ $0 == nil || $0! == $1 }) {
             guard found == nil else { return nil }
@@ -168,11 +183,11 @@ struct ReadRoutes: Sendable {
         return found?.read
     }
 
-    /// Letters, digits, `-._~:` and the slashes between segments.
+    /// Letters, digits and `-._~:`.
     private static func isPlain(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"): true
         default: false
         }
     }

@@ -82,8 +82,10 @@ struct ProxyController {
     static func relayedHeaders(_ headers: HTTPHeaders) -> HTTPFields {
         var fields = HTTPFields()
         fields.reserveCapacity(headers.count)
-        for header in headers where !hopByHopHeaders.contains(header.name.lowercased()) {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        for header in headers {
+            if let name = HTTPField.Name(header.name), !hopByHopHeaders.contains(name.canonicalName) {
+                fields.append(HTTPField(name: name, value: header.value))
+            }
         }
         return fields
     }
