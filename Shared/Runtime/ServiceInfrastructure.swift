@@ -142,7 +142,7 @@ public struct ServiceInfrastructure: Sendable {
         let logger = self.logger
         var app = Application(
             router: router,
-            server: .http1(additionalChannelHandlers: channelHandlers()),
+            server: .http1(configuration: .init(additionalChannelHandlers: channelHandlers())),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.httpHost, port: settings.httpPort), serverName: serverName),
             onServerRunning: { channel in

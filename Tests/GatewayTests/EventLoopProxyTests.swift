@@ -16,7 +16,7 @@ import Testing
 
 /// The event-loop proxy (`EventLoopProxyHandler`) in front of the gateway's router: which reads it answers, that they
 /// get what the router gives, and that everything else still reaches the router, in order, on one connection.
-@Suite("Gateway: reads proxied on the event loop", .tags(.unit), .kind(.unit))
+@Suite("Gateway: calls proxied on the event loop", .tags(.unit), .kind(.unit))
 struct EventLoopProxyTests {
     /// A challenge read of any service (`/{service}/v1/challenges/{id}`): the caller, the trace and whether the gateway's
     /// signature covers what it sent, in JSON; `asked` counts its requests.
@@ -86,7 +86,7 @@ struct EventLoopProxyTests {
                     for answer in answers { #expect((Int(answer.headers[.rateLimitRemaining] ?? "") ?? 300) < 300) }
 
                     // The tag named again: a 304 from the proxy, with the tag and no representation.
-                    headers[.ifNoneMatch] = try #require(answers[1].headers[.eTag])
+                    headers[.ifNoneMatch] = answers[1].headers[.eTag]
                     try await gateway.execute(uri: target, method: .get, headers: headers) { response in
                         #expect(response.status == .notModified)
                         #expect(response.headers[.eTag] == answers[1].headers[.eTag])
@@ -131,7 +131,7 @@ struct EventLoopProxyTests {
         }
     }
 
-    @Test("a token not verified yet, a CORS origin, a body, an escaped or unknown path and a gateway route go to the router")
+    @Test("a token not verified yet, a CORS origin, a chunked body, an escaped or unknown path and a gateway route go to the router")
     func routerRequests() async throws {
         let fixture = try await GatewayRouterFixture()
         try await withUpstreamClient { client in
@@ -150,7 +150,12 @@ struct EventLoopProxyTests {
                         #expect(response.headers[.accessControlAllowOrigin] == "https://app.example")
                     }
                     #expect(fixture.routed.value == 2)
-                    try await gateway.execute(uri: challenge, method: .get, headers: headers, body: ByteBuffer(string: "{}")) { #expect($0.status == .ok) }
+                    let chunked = try Self.exchange(
+                        port: try #require(gateway.port),
+                        send: "GET \(challenge) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(try #require(headers[.authorization]))\r\n"
+                            + "X-Request-ID: chunked-1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+                        until: "chunked-1")
+                    #expect(chunked.hasPrefix("HTTP/1.1 200 OK"))
                     #expect(fixture.routed.value == 3)
                     try await gateway.execute(uri: challenge.replacingOccurrences(of: "-", with: "%2D"), method: .get, headers: headers) { _ in }
                     #expect(fixture.routed.value == 4)
@@ -234,9 +239,9 @@ struct EventLoopProxyTests {
         }
     }
 
-    @Test("a path is a proxied read when exactly one template has its shape and that one's GET goes to a service")
-    func readRoutes() {
-        let routes = ReadRoutes([
+    @Test("a request is the proxy's when exactly one template has its path's shape and that one's route for its method goes to a service")
+    func proxiedRoutes() {
+        let routes = ProxiedRoutes([
             PublicRoute(.get, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
             PublicRoute(.patch, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
             PublicRoute(.get, "/v1/groups/{groupID}/members", .identity, .authenticated, .standard, idempotent: false),
@@ -248,21 +253,85 @@ struct EventLoopProxyTests {
             PublicRoute(.get, "/v1/users/{userID}", .identity, .authenticated, .standard, idempotent: false),
             PublicRoute(.post, "/v1/users/search", .identity, .authenticated, .standard, idempotent: false),
         ])
-        #expect(routes.route(for: "/v1/challenges/42")?.path == "/v1/challenges/{challengeID}")
-        #expect(routes.route(for: "/v1/challenges/42?include=rules&x=%20")?.upstream == .challenges)
-        #expect(routes.route(for: "/v1/groups/g-1/chores")?.upstream == .challenges)
-        #expect(routes.route(for: "/v1/groups/g-1/members")?.upstream == .identity)
-        #expect(routes.route(for: "/v1/me")?.upstream == .identity)
-        // Not a service's read: the gateway's own, an admin's, one with no GET, an unknown one.
-        for target in ["/v1/me/export", "/v1/admin/kpis", "/v1/attempts", "/v1/groups/g-1", "/v1/nothing", "/v2/me", "/me"] {
-            #expect(routes.route(for: target) == nil, "\(target)")
+        #expect(routes.route(for: "/v1/challenges/42", method: .get)?.path == "/v1/challenges/{challengeID}")
+        #expect(routes.route(for: "/v1/challenges/42", method: .patch)?.method == .patch)
+        #expect(routes.route(for: "/v1/challenges/42?include=rules&x=%20", method: .get)?.upstream == .challenges)
+        #expect(routes.route(for: "/v1/groups/g-1/chores", method: .get)?.upstream == .challenges)
+        #expect(routes.route(for: "/v1/groups/g-1/members", method: .get)?.upstream == .identity)
+        #expect(routes.route(for: "/v1/me", method: .get)?.upstream == .identity)
+        #expect(routes.route(for: "/v1/attempts", method: .post)?.upstream == .progress)
+        // Not a service's route for the method: the gateway's own, an admin's, an undeclared method, an unknown path.
+        for (target, method) in [
+            ("/v1/me/export", HTTPRequest.Method.get), ("/v1/admin/kpis", .get), ("/v1/attempts", .get), ("/v1/me", .delete),
+            ("/v1/groups/g-1", .get), ("/v1/nothing", .get), ("/v2/me", .get), ("/me", .get),
+        ] {
+            #expect(routes.route(for: target, method: method) == nil, "\(method) \(target)")
         }
         // Two templates have its shape: the router decides.
-        #expect(routes.route(for: "/v1/users/search") == nil)
-        #expect(routes.route(for: "/v1/users/u-1")?.upstream == .identity)
+        #expect(routes.route(for: "/v1/users/search", method: .post) == nil)
+        #expect(routes.route(for: "/v1/users/u-1", method: .get)?.upstream == .identity)
         // Anything but plain segments: the router decides.
-        for target in ["/v1/challenges/4%32", "/v1/challenges/42/", "/v1//challenges/42", "/v1/challenges/..", "/v1/challenges/.", "/v1/challenges/a b", "/v1/challenges/é"] {
-            #expect(routes.route(for: target) == nil, "\(target)")
+        for target in ["/v1/challenges/4%32", "/v1/challenges/42/", "/v1//challenges/42", "/v1/challenges/..", "/v1/challenges/.", "/v1/challenges/a b", "/v1/challenges/é", "v1/challenges/42"] {
+            #expect(routes.route(for: target, method: .get) == nil, "\(target)")
+        }
+    }
+
+    @Test("a keyed command with a body is proxied signed, key and body digest and all; a body past the limit, a chunked one, If-Match and a bad key go to the router")
+    func commands() async throws {
+        let fixture = try await GatewayRouterFixture()
+        let upstream = Router()
+        upstream.post("/:service/v1/attempts") { request, _ in
+            let headers = request.headers
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            let signed = fixture.signer.isValid(
+                headers[InternalCallSigner.header], method: "POST", target: "/v1/attempts", caller: headers[InternalHeaders.caller],
+                clientAddress: headers[InternalHeaders.clientAddress], roles: headers[InternalHeaders.roles], session: headers[InternalHeaders.session],
+                requestID: headers[InternalHeaders.requestID] ?? "", idempotencyKey: headers[InternalHeaders.idempotencyKey],
+                body: InternalCallSigner.BodyDigest(of: body))
+            let echo = #"{"signed":\#(signed),"key":"\#(headers[InternalHeaders.idempotencyKey] ?? "")","body":\#(String(buffer: body))}"#
+            return Response(status: .created, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: echo)))
+        }
+        try await withUpstreamClient { client in
+            try await Application(router: upstream, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { service in
+                var environment = try GatewayRouterTests.environment(upstreamPort: service.port)
+                environment["MAX_REQUEST_BYTES"] = "4096"
+                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
+                    var headers = try await fixture.bearer(UUID())
+                    headers[.contentType] = "application/json"
+                    headers[.idempotencyKey] = "start-1"
+                    let body = ByteBuffer(string: #"{"challengeID":"x","note":"\#(String(repeating: "n", count: 2000))"}"#)
+                    for _ in 0..<2 {
+                        try await gateway.execute(uri: "/v1/attempts", method: .post, headers: headers, body: body) { response in
+                            #expect(response.status == .created)
+                            let echo = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                            #expect(echo?["signed"] as? Bool == true)
+                            #expect(echo?["key"] as? String == "start-1")
+                            #expect((echo?["body"] as? [String: Any])?["note"] as? String == String(repeating: "n", count: 2000))
+                            #expect(response.headers[.eTag] == nil)
+                            #expect(response.headers[.rateLimitLimit] == "300")
+                        }
+                    }
+                    #expect(fixture.routed.value == 1)
+                    // Past the body limit: the router's 413.
+                    try await gateway.execute(uri: "/v1/attempts", method: .post, headers: headers, body: ByteBuffer(repeating: 0x20, count: 5000)) {
+                        #expect($0.status == .contentTooLarge)
+                    }
+                    #expect(fixture.routed.value == 2)
+                    // A key the router refuses (422).
+                    var badKey = headers
+                    badKey[.idempotencyKey] = "has space"
+                    try await gateway.execute(uri: "/v1/attempts", method: .post, headers: badKey, body: body) {
+                        #expect($0.status == .unprocessableContent)
+                    }
+                    #expect(fixture.routed.value == 3)
+                    // If-Match: the router reads the current representation first.
+                    var conditional = headers
+                    conditional[.ifMatch] = "\"x\""
+                    try await gateway.execute(uri: "/v1/attempts", method: .post, headers: conditional, body: body) { _ in }
+                    #expect(fixture.routed.value == 4)
+                }
+            }
         }
     }
 

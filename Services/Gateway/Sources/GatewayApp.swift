@@ -102,7 +102,7 @@ public enum GatewayService {
                 PublicRouter.key(GatewayAPI.stream.method, GatewayAPI.stream.path): stream.stream,
             ]
         ).addRoutes(routes, to: router)
-        return EventLoopProxy(routes: ReadRoutes(routes), pipeline: pipeline, proxy: proxy, serverName: serverName, logger: logger)
+        return EventLoopProxy(routes: ProxiedRoutes(routes), pipeline: pipeline, proxy: proxy, serverName: serverName, logger: logger)
     }
 }
 

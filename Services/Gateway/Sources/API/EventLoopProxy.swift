@@ -10,21 +10,24 @@ import NIOHTTPTypes
 import SurgeRuntime
 import Synchronization
 
-/// The read most public traffic is, proxied on the client connection's event loop: a GET of a route a service answers,
-/// with no body, no `Origin` and no connection options, by a caller whose token was verified before (or on an
-/// anonymous route). It gets exactly what the router would give it (rate limits and their headers, the signed caller,
-/// the request id and trace, the entity tag and a 304 for `If-None-Match`, the service's answer, its metrics), made
-/// with the same pieces (`RoutePipeline`, `ProxyController`, `ConditionalRequests`, `TraceMiddleware`); every other
-/// request goes on to the router unchanged.
+/// The calls most public traffic is, proxied on the client connection's event loop: a read or a command of a route a
+/// service answers, with at most a small body of announced length, no `Origin`, `If-Match` or connection options, by a
+/// caller whose token was verified before (or on an anonymous route). It gets exactly what the router would give it
+/// (rate limits and their headers, the signed caller, idempotency key, request id and trace, a read's entity tag and
+/// its 304 for `If-None-Match`, the service's answer, its metrics), made with the same pieces (`RoutePipeline`,
+/// `ProxyController`, `ConditionalRequests`, `TraceMiddleware`); every other request goes on to the router unchanged.
 ///
 /// Why a channel handler: Hummingbird answers a request from a Swift task, so a proxied read crossed between the event
-/// loop and the executor four times and paid for a task, a `Request` and a `Response` besides: about 60 of the
-/// gateway's 100 µs of CPU a read, where nginx's whole hop is 15-18 (docs/gateway.md, "The hop's cost").
+/// loop and the executor four times and paid for a task, a `Request` and a `Response` besides: about a third of the
+/// gateway's CPU a read, where nginx's whole hop is a sixth of it (docs/gateway.md, "The hop's cost").
 struct EventLoopProxy: Sendable {
-    /// A request the proxy answers: its route, and the caller its token proves (nil on an anonymous route).
-    struct Read {
+    /// A request the proxy answers: its route, the caller its token proves (nil on an anonymous route), the length of
+    /// its body and its `Idempotency-Key` on a keyed route.
+    struct Call {
         let route: PublicRoute
         let caller: Authenticator.Caller?
+        let bodyLength: Int
+        let idempotencyKey: String?
     }
 
     /// What the proxy writes back: an answer in memory, or one streamed from the service (photos).
@@ -33,47 +36,68 @@ struct EventLoopProxy: Sendable {
         case streamed(HTTPResponse, AsyncThrowingStream<ByteBuffer, any Error>)
     }
 
-    let routes: ReadRoutes
+    let routes: ProxiedRoutes
     let pipeline: RoutePipeline
     let proxy: ProxyController
     let serverName: String
     let logger: Logger
     let metrics = RequestMetricsCache()
-    /// `surge_gateway_event_loop_reads_total`: reads answered here rather than by the router.
-    static let answered = Counter(label: "surge_gateway_event_loop_reads_total")
+    /// `surge_gateway_event_loop_calls_total`: requests answered here rather than by the router.
+    static let answered = Counter(label: "surge_gateway_event_loop_calls_total")
 
-    /// Request headers that leave a request to the router: a body, CORS, an upgrade.
-    static let routerHeaders: [HTTPField.Name] = [.contentLength, .transferEncoding, .origin, .expect, .upgrade]
-
-    /// The read the proxy answers for `head`, or nil for the router's requests. Spends nothing.
-    func read(_ head: HTTPRequest) -> Read? {
-        guard head.method == .get, let target = head.path, let route = routes.route(for: target) else { return nil }
-        let fields = head.headerFields
-        for name in Self.routerHeaders where fields[name] != nil { return nil }
-        // `keep-alive` is what HTTP/1.1 does anyway; `close` and any other option are the router's.
-        if let connection = fields[.connection], connection.lowercased() != "keep-alive" { return nil }
-        guard route.access == .authenticated else { return Read(route: route, caller: nil) }
-        guard let caller = pipeline.authenticator.rememberedCaller(authorization: fields[.authorization]) else { return nil }
-        return Read(route: route, caller: caller)
+    /// The call the proxy answers for `head`, or nil for the router's requests. Spends nothing.
+    func call(_ head: HTTPRequest) -> Call? {
+        guard let target = head.path, let route = routes.route(for: target, method: head.method), !route.acceptsUpload else { return nil }
+        var bodyLength = 0
+        var authorization: String?
+        var idempotencyKey: String?
+        for field in head.headerFields {
+            switch field.name {
+            case .contentLength:
+                // A body past the limit is the router's 413; a chunked one (below) the router's to read and cap.
+                guard let length = Int(field.value), length <= pipeline.maxBodyBytes else { return nil }
+                bodyLength = length
+            case .connection:
+                // `keep-alive` is what HTTP/1.1 does anyway; `close` and any other option are the router's.
+                guard field.value.lowercased() == "keep-alive" else { return nil }
+            case .transferEncoding, .origin, .expect, .upgrade, .ifMatch:
+                return nil
+            case .authorization:
+                authorization = field.value
+            case .idempotencyKey where route.idempotent:
+                // A key the router would refuse (422) is the router's.
+                guard RoutePipeline.isAcceptable(idempotencyKey: field.value), idempotencyKey == nil else { return nil }
+                idempotencyKey = field.value
+            default:
+                break
+            }
+        }
+        var caller: Authenticator.Caller?
+        if route.access == .authenticated {
+            guard let remembered = pipeline.authenticator.rememberedCaller(authorization: authorization) else { return nil }
+            caller = remembered
+        }
+        return Call(route: route, caller: caller, bodyLength: bodyLength, idempotencyKey: idempotencyKey)
     }
 
-    /// What the route pipeline and the proxy answer `read` with, completed on `loop`.
-    func answer(_ read: Read, head: HTTPRequest, peer: String, on loop: any EventLoop) -> EventLoopFuture<Answer> {
+    /// What the route pipeline and the proxy answer `call` (its body `body`) with, completed on `loop`.
+    func answer(_ call: Call, head: HTTPRequest, body: ByteBuffer, peer: String, on loop: any EventLoop) -> EventLoopFuture<Answer> {
         let requestID = TraceMiddleware.requestID(of: head.headerFields)
         let instance = String((head.path ?? "/").prefix { $0 != "?" })
         let ip = pipeline.clientAddress.of(head.headerFields, peer: peer)
-        var decisions = pipeline.spendAddressBudgets(ip: ip, route: read.route)
-        if let caller = read.caller, decisions.allSatisfy(\.allowed) { decisions.append(pipeline.spendCallerBudget(caller.id)) }
+        var decisions = pipeline.spendAddressBudgets(ip: ip, route: call.route)
+        if let caller = call.caller, decisions.allSatisfy(\.allowed) { decisions.append(pipeline.spendCallerBudget(caller.id)) }
         let tightest = RoutePipeline.tightest(decisions)
         guard tightest.allowed else {
             return loop.makeCompletedFuture(withResultOf: { try problem(RoutePipeline.rateLimited(tightest), instance: instance, decisions, requestID) })
         }
         let spent = decisions
-        let call = ForwardedCall(
-            caller: read.caller, clientAddress: ip, requestID: requestID, traceParent: TraceMiddleware.traceParent(of: head.headerFields))
-        let service = read.route.upstream
+        let forwarded = ForwardedCall(
+            caller: call.caller, clientAddress: ip, requestID: requestID, idempotencyKey: call.idempotencyKey,
+            traceParent: TraceMiddleware.traceParent(of: head.headerFields))
+        let service = call.route.upstream
         let sent = DispatchTime.now().uptimeNanoseconds
-        return proxy.upstreams.send(proxy.upstreamRequest(head, body: ByteBuffer(), call: call), to: service, on: loop, timeout: proxy.timeout)
+        return proxy.upstreams.send(proxy.upstreamRequest(head, body: body, call: forwarded), to: service, on: loop, timeout: proxy.timeout)
             .flatMap { response in
                 proxy.answered(by: service, sentAt: sent)
                 let status = HTTPResponse.Status(code: Int(response.status.code))
@@ -81,7 +105,7 @@ struct EventLoopProxy: Sendable {
                 switch response.body {
                 case .buffered(let body):
                     return loop.makeSucceededFuture(whole(status, fields, body, head: head, spent, requestID))
-                case .streamed(let parts) where ConditionalRequests.isTagged(status, fields):
+                case .streamed(let parts) where head.method == .get && ConditionalRequests.isTagged(status, fields):
                     // JSON past the client's buffer still gets its tag, as the router gives it: read whole first.
                     return loop.makeFutureWithTask { try await UpstreamClient.Body.streamed(parts).collect(upTo: .max) }
                         .map { whole(status, fields, $0, head: head, spent, requestID) }
@@ -96,13 +120,13 @@ struct EventLoopProxy: Sendable {
             .hop(to: loop)
     }
 
-    /// An answer in memory: tagged if it is a 200 in JSON, and a 304 when the read's `If-None-Match` names the tag.
+    /// An answer in memory: a read's tagged if it is a 200 in JSON, and a 304 when its `If-None-Match` names the tag.
     private func whole(
         _ status: HTTPResponse.Status, _ fields: HTTPFields, _ body: ByteBuffer, head: HTTPRequest, _ decisions: [RateLimitDecision],
         _ requestID: String
     ) -> Answer {
         var (status, fields, body) = (status, fields, body)
-        if ConditionalRequests.isTagged(status, fields),
+        if head.method == .get, ConditionalRequests.isTagged(status, fields),
             ConditionalRequests.tagRead(&fields, tag: ConditionalRequests.tag(of: body), request: head.headerFields)
         {
             (status, body) = (.notModified, ByteBuffer())
@@ -136,26 +160,27 @@ extension Logger {
     }
 }
 
-/// Which public route a path is, without the router: the one template its segments match, when exactly one does.
+/// Which public route a request is, without the router: the one template its path's segments match, when exactly one
+/// does, and that template's route for the request's method.
 /// A path any other way (outside `/v1/`, percent-escapes, empty or dot segments, several templates) is left to the
 /// router, which decides it as it always has.
-struct ReadRoutes: Sendable {
-    /// Per number of segments: each template's segments (nil for a parameter) and its GET route, if it has one.
-    private let shapes: [Int: [(segments: [String?], read: PublicRoute?)]]
+struct ProxiedRoutes: Sendable {
+    /// Per number of segments: each template's segments (nil for a parameter) and its routes the proxy answers, by method.
+    private let shapes: [Int: [(segments: [String?], routes: [HTTPRequest.Method: PublicRoute])]]
 
     /// `routes`: every public route (all methods), so a path two templates could match is seen to be ambiguous.
     init(_ routes: [PublicRoute]) {
-        var shapes: [Int: [(segments: [String?], read: PublicRoute?)]] = [:]
+        var shapes: [Int: [(segments: [String?], routes: [HTTPRequest.Method: PublicRoute])]] = [:]
         for path in Set(routes.map(\.path)) {
             let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
-            let read = routes.first { $0.path == path && $0.method == .get && $0.access != .admin && $0.upstream != .gateway }
-            shapes[segments.count, default: []].append((segments, read))
+            let proxied = routes.filter { $0.path == path && $0.access != .admin && $0.upstream != .gateway }
+            shapes[segments.count, default: []].append((segments, Dictionary(proxied.map { ($0.method, $0) }) { first, _ in first }))
         }
         self.shapes = shapes
     }
 
-    /// The proxied GET route `target` (a request target, query and all) is, or nil: the router's.
-    func route(for target: String) -> PublicRoute? {
+    /// The proxied route `method` on `target` (a request target, query and all) is, or nil: the router's.
+    func route(for target: String, method: HTTPRequest.Method) -> PublicRoute? {
         var segments: [Substring] = []
         segments.reserveCapacity(8)
         var start: String.Index?
@@ -175,12 +200,12 @@ struct ReadRoutes: Sendable {
         guard segments.count > 1, segments[0] == "v1", segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }),
             let candidates = shapes[segments.count]
         else { return nil }
-        var found: (segments: [String?], read: PublicRoute?)?
+        var found: (segments: [String?], routes: [HTTPRequest.Method: PublicRoute])?
         for candidate in candidates where zip(candidate.segments, segments).allSatisfy({ $0 == nil || $0! == $1 }) {
             guard found == nil else { return nil }
             found = candidate
         }
-        return found?.read
+        return found?.routes[method]
     }
 
     /// Letters, digits and `-._~:`.
@@ -207,8 +232,8 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         case idle
         /// The router's request: its parts go on until its end; the next waits for its answer's end too.
         case routed(requestEnded: Bool, answerEnded: Bool)
-        /// A read, waiting for its end.
-        case reading(HTTPRequest, EventLoopProxy.Read)
+        /// The proxy's call, its body gathered until its end.
+        case reading(HTTPRequest, EventLoopProxy.Call, ByteBuffer)
         case answering
     }
 
@@ -244,17 +269,21 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
                 state = .routed(requestEnded: true, answerEnded: answerEnded)
                 if answerEnded { finish(context: context) }
             }
-        case (.reading(let head, let read), .end):
+        case (.reading(let head, let call, let body), .end):
             state = .answering
-            answer(read, head: head, context: context)
-        case (.reading(let head, _), _):
-            // A body after all (chunked, which no header announced): the router's request. Nothing was spent yet.
+            answer(call, head: head, body: body, context: context)
+        case (.reading(let head, let call, var body), .body(var chunk)) where call.bodyLength > 0:
+            // The decoder delivers exactly the announced length.
+            body.writeBuffer(&chunk)
+            state = .reading(head, call, body)
+        case (.reading(let head, _, _), _):
+            // A body no header announced: the router's request. Nothing was spent yet.
             state = .routed(requestEnded: false, answerEnded: false)
             context.fireChannelRead(wrapInboundOut(.head(head)))
             receive(part, context: context)
         case (.idle, .head(let head)):
-            if let read = proxy.read(head) {
-                state = .reading(head, read)
+            if let call = proxy.call(head) {
+                state = .reading(head, call, ByteBuffer())
             } else {
                 state = .routed(requestEnded: false, answerEnded: false)
                 context.fireChannelRead(wrapInboundOut(part))
@@ -319,17 +348,17 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
     }
 
-    private func answer(_ read: EventLoopProxy.Read, head: HTTPRequest, context: ChannelHandlerContext) {
+    private func answer(_ call: EventLoopProxy.Call, head: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
         let started = DispatchTime.now().uptimeNanoseconds
-        let active = proxy.metrics.active(.get)
+        let active = proxy.metrics.active(head.method)
         active.increment()
         EventLoopProxy.answered.increment()
         let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        proxy.answer(read, head: head, peer: peer, on: context.eventLoop).assumeIsolated().whenComplete { result in
-            let route = read.route.path
+        proxy.answer(call, head: head, body: body, peer: peer, on: context.eventLoop).assumeIsolated().whenComplete { result in
+            let (route, method) = (call.route.path, head.method)
             switch result {
             case .success(.whole(let head, let body)):
-                self.proxy.metrics.endpoint(.init(route: route, method: .get, status: head.status)).record(since: started)
+                self.proxy.metrics.endpoint(.init(route: route, method: method, status: head.status)).record(since: started)
                 active.decrement()
                 context.write(self.wrapOutboundOut(.head(head)), promise: nil)
                 if body.readableBytes > 0 { context.write(self.wrapOutboundOut(.body(body)), promise: nil) }
@@ -337,12 +366,12 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
             case .success(.streamed(let head, let parts)):
                 context.writeAndFlush(self.wrapOutboundOut(.head(head)), promise: nil)
                 self.stream(parts, context: context) {
-                    self.proxy.metrics.endpoint(.init(route: route, method: .get, status: head.status)).record(since: started)
+                    self.proxy.metrics.endpoint(.init(route: route, method: method, status: head.status)).record(since: started)
                     active.decrement()
                 }
             case .failure(let error):
                 // Only a problem document that could not be encoded gets here.
-                self.proxy.logger.error("Read could not be answered", metadata: ["error": "\(error)"])
+                self.proxy.logger.error("Call could not be answered", metadata: ["error": "\(error)"])
                 active.decrement()
                 context.close(promise: nil)
             }

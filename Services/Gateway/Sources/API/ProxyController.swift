@@ -124,12 +124,13 @@ struct ForwardedCall {
         traceParent = context.traceParent
     }
 
-    init(caller: Authenticator.Caller?, clientAddress: String, requestID: String, traceParent: TraceParent) {
+    init(caller: Authenticator.Caller?, clientAddress: String, requestID: String, idempotencyKey: String?, traceParent: TraceParent) {
         self.caller = caller?.id
         roles = caller?.roles ?? []
         session = caller?.sessionID
         self.clientAddress = clientAddress
         self.requestID = requestID
+        self.idempotencyKey = idempotencyKey
         self.traceParent = traceParent
     }
 }
