@@ -150,7 +150,7 @@ struct EventLoopProxyTests {
                         #expect(response.headers[.accessControlAllowOrigin] == "https://app.example")
                     }
                     #expect(fixture.routed.value == 2)
-                    let chunked = try Self.exchange(
+                    let chunked = try await Self.exchange(
                         port: try #require(gateway.port),
                         send: "GET \(challenge) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(try #require(headers[.authorization]))\r\n"
                             + "X-Request-ID: chunked-1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
@@ -190,7 +190,7 @@ struct EventLoopProxyTests {
                         let path = index % 2 == 0 ? challenge : "/v1/nowhere-\(index)"
                         requests += "GET \(path) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(authorization)\r\nX-Request-ID: \(id)\r\n\r\n"
                     }
-                    let answers = try Self.exchange(port: try #require(gateway.port), send: requests, until: ids.last!)
+                    let answers = try await Self.exchange(port: try #require(gateway.port), send: requests, until: ids.last!)
                     let order = ids.compactMap { id in answers.range(of: "x-request-id: \(id)\r\n", options: .caseInsensitive)?.lowerBound }
                     #expect(order.count == ids.count)
                     #expect(order == order.sorted())
@@ -336,18 +336,19 @@ struct EventLoopProxyTests {
     }
 
     /// Writes `send` on a new connection to 127.0.0.1:`port` and reads until `marker` and the body after it arrived
-    /// (5 s at most).
-    static func exchange(port: Int, send: String, until marker: String) throws -> String {
+    /// (5 s at most), on a thread of its own: the reads block, and the router's tasks need Swift's few pool threads.
+    static func exchange(port: Int, send: String, until marker: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try blockingExchange(port: port, send: send, until: marker) })
+            }
+        }
+    }
+
+    private static func blockingExchange(port: Int, send: String, until marker: String) throws -> String {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
+        try #require(connectLoopback(socket, port: port))
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = send.withCString { Glibc.send(socket, $0, strlen($0), 0) }
