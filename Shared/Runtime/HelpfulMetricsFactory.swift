@@ -105,6 +105,7 @@ enum MetricHelp {
         "surge_upstream_response_seconds": "Time from the gateway sending a request to a service until the service's answer arrived, by service.",
         "surge_upstream_unreachable_total": "Requests the gateway answered 503 because their service could not be reached, by service.",
         "surge_rate_limited_total": "Requests refused with 429, by the budget they exhausted (ip, user, credentials).",
+        "surge_gateway_event_loop_calls_total": "Requests the gateway answered on its event loops rather than through its router.",
         "surge_stream_connections": "Live stream connections open on this replica.",
         "surge_stream_cut_off_total": "Live stream connections closed because their client did not keep up.",
     ]

@@ -42,8 +42,9 @@ struct EventLoopProxy: Sendable {
     let serverName: String
     let logger: Logger
     let metrics = RequestMetricsCache()
-    /// `surge_gateway_event_loop_calls_total`: requests answered here rather than by the router.
-    static let answered = Counter(label: "surge_gateway_event_loop_calls_total")
+    /// `surge_gateway_event_loop_calls_total`: requests answered here rather than by the router; made with the proxy, so
+    /// the series exists from the start.
+    let answered = Counter(label: "surge_gateway_event_loop_calls_total")
 
     /// The call the proxy answers for `head`, or nil for the router's requests. Spends nothing.
     func call(_ head: HTTPRequest) -> Call? {
@@ -352,7 +353,7 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         let started = DispatchTime.now().uptimeNanoseconds
         let active = proxy.metrics.active(head.method)
         active.increment()
-        EventLoopProxy.answered.increment()
+        proxy.answered.increment()
         let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
         proxy.answer(call, head: head, body: body, peer: peer, on: context.eventLoop).assumeIsolated().whenComplete { result in
             let (route, method) = (call.route.path, head.method)
