@@ -84,13 +84,12 @@ struct EventLoopProxy: Sendable {
     /// What the route pipeline and the proxy answer `call` (its body `body`) with, completed on `loop`.
     func answer(_ call: Call, head: HTTPRequest, body: ByteBuffer, peer: String, on loop: any EventLoop) -> EventLoopFuture<Answer> {
         let requestID = TraceMiddleware.requestID(of: head.headerFields)
-        let instance = String((head.path ?? "/").prefix { $0 != "?" })
         let ip = pipeline.clientAddress.of(head.headerFields, peer: peer)
         var decisions = pipeline.spendAddressBudgets(ip: ip, route: call.route)
         if let caller = call.caller, decisions.allSatisfy(\.allowed) { decisions.append(pipeline.spendCallerBudget(caller.id)) }
         let tightest = RoutePipeline.tightest(decisions)
         guard tightest.allowed else {
-            return loop.makeCompletedFuture(withResultOf: { try problem(RoutePipeline.rateLimited(tightest), instance: instance, decisions, requestID) })
+            return loop.makeCompletedFuture(withResultOf: { try problem(RoutePipeline.rateLimited(tightest), head: head, decisions, requestID) })
         }
         let spent = decisions
         let forwarded = ForwardedCall(
@@ -116,7 +115,7 @@ struct EventLoopProxy: Sendable {
             }
             .flatMapErrorThrowing { error in
                 let problem = error as? Problem ?? proxy.unreachable(service, error: error, logger: logger.with(requestID: requestID))
-                return try self.problem(problem, instance: instance, spent, requestID)
+                return try self.problem(problem, head: head, spent, requestID)
             }
             .hop(to: loop)
     }
@@ -137,8 +136,9 @@ struct EventLoopProxy: Sendable {
         return .whole(finished(HTTPResponse(status: status, headerFields: fields), decisions, requestID), body)
     }
 
-    private func problem(_ problem: Problem, instance: String, _ decisions: [RateLimitDecision], _ requestID: String) throws -> Answer {
-        let (head, body) = try problem.answer(instance: instance)
+    /// A problem document for the request `head`, its `instance` the path without the query.
+    private func problem(_ problem: Problem, head request: HTTPRequest, _ decisions: [RateLimitDecision], _ requestID: String) throws -> Answer {
+        let (head, body) = try problem.answer(instance: String((request.path ?? "/").prefix { $0 != "?" }))
         return .whole(finished(head, decisions, requestID), body)
     }
 
@@ -252,6 +252,16 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         self.proxy = proxy
     }
 
+    /// The connection's peer address as text, formatted once per connection rather than per call.
+    private var peerAddress: String?
+
+    private func peer(of context: ChannelHandlerContext) -> String {
+        if let peerAddress { return peerAddress }
+        let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        peerAddress = peer
+        return peer
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         receive(unwrapInboundIn(data), context: context)
     }
@@ -354,8 +364,7 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         let active = proxy.metrics.active(head.method)
         active.increment()
         proxy.answered.increment()
-        let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        proxy.answer(call, head: head, body: body, peer: peer, on: context.eventLoop).assumeIsolated().whenComplete { result in
+        proxy.answer(call, head: head, body: body, peer: peer(of: context), on: context.eventLoop).assumeIsolated().whenComplete { result in
             let (route, method) = (call.route.path, head.method)
             switch result {
             case .success(.whole(let head, let body)):
