@@ -15,11 +15,11 @@ public final class KafkaTail: Service, Sendable {
     private let handler: Handler
     private let logger: Logger
 
-    /// `fetch.wait.max.ms` is short: a fetch that finds nothing waits at most that long, and a broker that does not
-    /// wake a waiting fetch when data arrives (the development broker) would otherwise add up to 500 ms to each hop.
+    /// `fetch.wait.max.ms` is librdkafka's (500 ms) unless the configuration's consumer properties set it: Kafka answers
+    /// a waiting fetch as soon as a record arrives, so a longer wait only means fewer empty fetches from an idle tail. The
+    /// development broker answers only when the wait is over: `make run`, the tests and the benchmarks set 10 ms.
     public init(configuration: KafkaConfiguration, topics: [String], logger: Logger, handler: @escaping Handler) throws {
-        handle = try KafkaHandle.assigningConsumer(
-            configuration: configuration, properties: ["auto.offset.reset": "latest", "fetch.wait.max.ms": "5"], logger: logger)
+        handle = try KafkaHandle.assigningConsumer(configuration: configuration, properties: ["auto.offset.reset": "latest"], logger: logger)
         self.topics = topics
         self.handler = handler
         self.logger = logger

@@ -56,7 +56,8 @@ struct StreamBench: AsyncParsableCommand {
     /// Produce one record and wait for the tail to hand it over, `samples` times.
     func rawHop() async throws -> [Double] {
         let logger = Logger(label: "bench")
-        let configuration = KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench")
+        // The fetch wait the stack's services have in the benchmark (the development broker wakes no waiting fetch).
+        let configuration = KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench", consumerProperties: ["fetch.wait.max.ms": "10"])
         let producer = try KafkaProducer(configuration: configuration, logger: logger)
         let topic = "surge.bench.hop"
         _ = try await producer.send(KafkaRecord(topic: topic, key: nil, value: Data("create".utf8)))
