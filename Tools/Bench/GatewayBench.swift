@@ -25,6 +25,7 @@ struct GatewayBench: AsyncParsableCommand {
     var database: String
     @Option(help: "Port nginx listens on.") var nginxPort = 18180
     @Option(help: "Directory for nginx's configuration, process id and error log.") var nginxDirectory: String
+    @Option(help: "Port the NIO byte relay listens on.") var relayPort = 18181
     @Option(help: "Directory of the stack's <service>.pid files (each process's CPU per request is printed beside the machine's).")
     var pidDirectory: String?
     @Option(help: "Members on the board the rank and top-10 reads use.") var members = 100_000
@@ -43,9 +44,13 @@ struct GatewayBench: AsyncParsableCommand {
         var direct: LoadRun
         var gateway: LoadRun
         var nginx: LoadRun
+        /// Through the NIO byte relay: the in-memory reads only.
+        var relay: LoadRun?
 
         var gatewayHop: Double { gateway.cpuPerRequest! - direct.cpuPerRequest! }
         var nginxHop: Double { nginx.cpuPerRequest! - direct.cpuPerRequest! }
+        var relayHop: Double? { relay.map { $0.cpuPerRequest! - direct.cpuPerRequest! } }
+        var paths: [(String, LoadRun)] { [("direct", direct), ("gateway", gateway), ("nginx", nginx)] + (relay.map { [("relay", $0)] } ?? []) }
     }
 
     func run() async throws {
@@ -84,10 +89,12 @@ struct GatewayBench: AsyncParsableCommand {
         let load = HTTPLoad(connections: connections, seconds: seconds)
         let bearer = ["Authorization": "Bearer \(token)"]
         let nginx = Nginx(directory: nginxDirectory, port: nginxPort)
+        let relay = ByteRelay(port: relayPort)
         let processes = { processCPU(pidDirectory: pidDirectory) }
 
         print("The gateway's hop: \(reads.count) reads, \(connections) connections, closed loop (wrk -t1), \(seconds) s each after 2 s of warm-up;")
-        print("  direct (signed by the bench), through the gateway (bearer token), through nginx \(try nginx.version()) (one worker, keep-alive upstream)")
+        print("  direct (signed by the bench), through the gateway (bearer token), through nginx \(try nginx.version()) (one worker, keep-alive upstream),")
+        print("  and for the in-memory reads through a byte relay on SwiftNIO (each connection glued to one of its own to the service, nothing parsed)")
         var measured: [Measured] = []
         for read in reads {
             guard let base = services[read.service] else { throw BenchError("no --upstream for \(read.service.rawValue)") }
@@ -102,16 +109,26 @@ struct GatewayBench: AsyncParsableCommand {
                 try await expectOK(nginx.url + read.target, headers: signed.merging([signature.name: signature.value()]) { $1 })
                 return try load.run(nginx.url + read.target, headers: signed, varying: signature, processes: processes)
             }
-            for (path, run) in [("direct", direct), ("gateway", throughGateway), ("nginx", throughNginx)] where run.failures > 0 {
+            var throughRelay: LoadRun?
+            if read.service == .leaderboard {
+                throughRelay = try await relay.running(upstream: base) { pid in
+                    try await expectOK(relay.url + read.target, headers: signed.merging([signature.name: signature.value()]) { $1 })
+                    return try load.run(relay.url + read.target, headers: signed, varying: signature) {
+                        processes().merging(["relay": BenchProcess.stat(of: pid)?.cpu ?? 0]) { $1 }
+                    }
+                }
+            }
+            let entry = Measured(read: read, direct: direct, gateway: throughGateway, nginx: throughNginx, relay: throughRelay)
+            for (path, run) in entry.paths where run.failures > 0 {
                 throw BenchError("\(read.label) \(path): \(run.failures) of \(run.requests) requests failed")
             }
-            measured.append(Measured(read: read, direct: direct, gateway: throughGateway, nginx: throughNginx))
+            measured.append(entry)
         }
         let floor = try load.run(services[.leaderboard]! + "/healthz")
 
         print("  read                                    path       req/s   p50 ms   p99 ms  CPU µs/req  hop µs   ÷ direct req/s  p99 ÷ direct")
         for entry in measured {
-            for (path, run) in [("direct", entry.direct), ("gateway", entry.gateway), ("nginx", entry.nginx)] {
+            for (path, run) in entry.paths {
                 let hop = path == "direct" ? "" : String(format: "  %6.0f  %14.2f  %12.2f", (run.cpuPerRequest! - entry.direct.cpuPerRequest!) * 1e6,
                     run.requestsPerSecond / entry.direct.requestsPerSecond, run.p99 / entry.direct.p99)
                 print("  \(entry.read.label.padding(toLength: 40, withPad: " ", startingAt: 0)) \(path.padding(toLength: 8, withPad: " ", startingAt: 0))"
@@ -125,6 +142,8 @@ struct GatewayBench: AsyncParsableCommand {
         let nginxHop = mean(inMemory.map(\.nginxHop))
         let gatewayProcess = mean(inMemory.map { ($0.gateway.processCPUSeconds["gateway"] ?? 0) / Double($0.gateway.requests) })
         let nginxProcess = mean(inMemory.map { ($0.nginx.processCPUSeconds["nginx"] ?? 0) / Double($0.nginx.requests) })
+        let relayHop = mean(inMemory.compactMap(\.relayHop))
+        let relayProcess = mean(inMemory.compactMap { entry in entry.relay.map { ($0.processCPUSeconds["relay"] ?? 0) / Double($0.requests) } })
         let gatewayRate = geometricMean(measured.map(\.gateway.requestsPerSecond))
         let nginxRate = geometricMean(measured.map(\.nginx.requestsPerSecond))
         let directRate = geometricMean(measured.map(\.direct.requestsPerSecond))
@@ -132,12 +151,14 @@ struct GatewayBench: AsyncParsableCommand {
         let directP99 = geometricMean(measured.map(\.direct.p99))
         print(String(format: "  a hop's machine CPU on the in-memory reads: gateway %.0f µs, nginx %.0f µs: %.2f× (target ≤ 2×); the proxy's own process: %.0f µs and %.0f µs",
                      gatewayHop * 1e6, nginxHop * 1e6, gatewayHop / nginxHop, gatewayProcess * 1e6, nginxProcess * 1e6))
+        print(String(format: "  the NIO byte relay's hop: %.0f µs, %.2f× nginx's; its own process: %.0f µs (%.2f× nginx's)", relayHop * 1e6, relayHop / nginxHop,
+                     relayProcess * 1e6, relayProcess / nginxProcess))
         print(String(format: "  (over all %d reads: gateway %.0f µs, nginx %.0f µs: %.2f×)", measured.count, mean(measured.map(\.gatewayHop)) * 1e6,
                      mean(measured.map(\.nginxHop)) * 1e6, mean(measured.map(\.gatewayHop)) / mean(measured.map(\.nginxHop))))
         if pidDirectory != nil {
             print("  CPU µs per request by process (the rest: wrk, the kernel's own threads, PostgreSQL):")
             for entry in measured {
-                for (path, run) in [("direct", entry.direct), ("gateway", entry.gateway), ("nginx", entry.nginx)] {
+                for (path, run) in entry.paths {
                     let perRequest = run.processCPUSeconds.mapValues { $0 / Double(run.requests) * 1e6 }
                     let named = perRequest.filter { $0.value >= 1 }.sorted { $0.value > $1.value }
                     let rest = run.cpuPerRequest! * 1e6 - perRequest.values.reduce(0, +)
@@ -168,6 +189,12 @@ struct GatewayBench: AsyncParsableCommand {
             BenchFigure(
                 "gateway", "through-nginx req/s ÷ direct req/s", nginxRate, "req/s", yardstick: .init(name: "direct req/s", value: directRate),
                 ratio: nginxRate / directRate),
+            BenchFigure(
+                "gateway", "NIO byte relay hop CPU ÷ nginx hop CPU", relayHop * 1e6, "µs", yardstick: .init(name: "nginx hop CPU µs", value: nginxHop * 1e6),
+                ratio: relayHop / nginxHop),
+            BenchFigure(
+                "gateway", "NIO byte relay process CPU per in-memory read ÷ nginx", relayProcess * 1e6, "µs",
+                yardstick: .init(name: "nginx process µs", value: nginxProcess * 1e6), ratio: relayProcess / nginxProcess),
         ]
         let floorYardstick = BenchFigure.Yardstick(name: "bare GET /healthz p99", value: floor.p99)
         for entry in measured.prefix(2) {

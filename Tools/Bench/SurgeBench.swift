@@ -17,7 +17,7 @@ struct SurgeBench: AsyncParsableCommand {
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
         subcommands: [
             CheckInLatency.self, CheckInThroughputBench.self, GatewayBench.self, LeaderboardBench.self, StreamBench.self, ReminderBench.self, StackBench.self,
-            RebuildBench.self, SettleBench.self, BenchReport.self,
+            RebuildBench.self, SettleBench.self, BenchReport.self, ByteRelayCommand.self,
         ])
 }
 
