@@ -94,12 +94,7 @@ struct ByteRelay {
             process.terminate()
             process.waitUntilExit()
         }
-        let started = ContinuousClock.now
-        while (try? await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/healthz"), timeout: .seconds(1)).status) != .ok {
-            guard process.isRunning else { throw BenchError("the relay exited") }
-            guard ContinuousClock.now - started < .seconds(10) else { throw BenchError("the relay did not answer in 10 s") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await Nginx.awaitHealthy(url, process: process, name: "the relay")
         return try await body(process.processIdentifier)
     }
 }

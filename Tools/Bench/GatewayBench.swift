@@ -306,13 +306,18 @@ struct Nginx {
             kill(process.processIdentifier, SIGQUIT)
             process.waitUntilExit()
         }
+        try await Self.awaitHealthy(url, process: process, name: "nginx", exitHint: "; see \(directory)/error.log")
+        return try await body()
+    }
+
+    /// Waits until the proxy `process` started answers `GET <url>/healthz` (the service's, passed through), for up to 10 s.
+    static func awaitHealthy(_ url: String, process: Process, name: String, exitHint: String = "") async throws {
         let started = ContinuousClock.now
         while (try? await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/healthz"), timeout: .seconds(1)).status) != .ok {
-            guard process.isRunning else { throw BenchError("nginx exited; see \(directory)/error.log") }
-            guard ContinuousClock.now - started < .seconds(10) else { throw BenchError("nginx did not answer in 10 s") }
+            guard process.isRunning else { throw BenchError("\(name) exited\(exitHint)") }
+            guard ContinuousClock.now - started < .seconds(10) else { throw BenchError("\(name) did not answer in 10 s") }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return try await body()
     }
 }
 
