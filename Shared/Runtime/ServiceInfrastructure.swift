@@ -132,7 +132,7 @@ public struct ServiceInfrastructure: Sendable {
     /// `databases` are further clients of the service's own database, started with it and closed after everything
     /// that may use them.
     /// `channelHandlers` make the handlers each connection's HTTP requests pass before Hummingbird's (the gateway's
-    /// `EventLoopProxyHandler`).
+    /// `RoutedAnswers`, which puts its proxy in front of the HTTP decoder).
     public func makeApplication<Context: RequestContext>(
         router: Router<Context>, databases: [PostgresClient] = [], consumers: [EventConsumer] = [], services: [any Service] = [],
         channelHandlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },

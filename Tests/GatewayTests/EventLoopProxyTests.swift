@@ -14,8 +14,9 @@ import Testing
 
 @testable import GatewayService
 
-/// The event-loop proxy (`EventLoopProxyHandler`) in front of the gateway's router: which reads it answers, that they
-/// get what the router gives, and that everything else still reaches the router, in order, on one connection.
+/// The event-loop proxy (`EventLoopProxyHandler`) in front of the gateway's HTTP decoder and router: which calls it
+/// answers from the bytes, that they get what the router gives, and that everything else still reaches the router, in
+/// order, on one connection.
 @Suite("Gateway: calls proxied on the event loop", .tags(.unit), .kind(.unit))
 struct EventLoopProxyTests {
     /// A challenge read of any service (`/{service}/v1/challenges/{id}`): the caller, the trace and whether the gateway's
@@ -202,14 +203,59 @@ struct EventLoopProxyTests {
         }
     }
 
-    @Test("answers past the upstream client's buffer: a photo streamed through whole, JSON read whole and tagged")
+    @Test("a call whose bytes arrive a few at a time is proxied; after a head outside the subset the connection is the decoder's")
+    func bytesInPieces() async throws {
+        let fixture = try await GatewayRouterFixture()
+        try await withUpstreamClient { client in
+            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
+                let environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
+                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
+                    let headers = try await fixture.bearer(UUID())
+                    let challenge = "/v1/challenges/\(UUID().key)"
+                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+                    #expect(fixture.routed.value == 1)
+                    let authorization = try #require(headers[.authorization])
+                    let port = try #require(gateway.port)
+                    // Cut inside the request line, between CR and LF, inside a value and before the last LF.
+                    let split = try await Self.exchange(
+                        port: port,
+                        pieces: ["GET /v1/chal", "lenges/\(challenge.dropFirst(15)) HTTP/1.1\r\nHost: g\r", "\nAuthorization: \(authorization.prefix(20))",
+                            "\(authorization.dropFirst(20))\r\nX-Request-ID: split-1\r\n\r", "\n"],
+                        until: "split-1")
+                    #expect(split.hasPrefix("HTTP/1.1 200 OK\r\n"))
+                    #expect(fixture.routed.value == 1)
+                    // A chunked body: its framing is the decoder's, and so is everything after it on that connection.
+                    let request = "GET \(challenge) HTTP/1.1\r\nHost: g\r\nAuthorization: \(authorization)\r\n"
+                    let passed = try await Self.exchange(
+                        port: port,
+                        pieces: [request + "X-Request-ID: chunked-2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", request + "X-Request-ID: after-3\r\n\r\n"],
+                        until: "after-3")
+                    let order = ["chunked-2", "after-3"].compactMap { passed.range(of: "x-request-id: \($0)\r\n", options: .caseInsensitive)?.lowerBound }
+                    #expect(order.count == 2 && order == order.sorted())
+                    #expect(passed.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 2)
+                    #expect(fixture.routed.value == 3)
+                }
+            }
+        }
+    }
+
+    @Test("answers past the upstream client's buffer: a photo streamed through whole (chunked when no length was announced), JSON read whole and tagged")
     func largeAnswers() async throws {
         let fixture = try await GatewayRouterFixture()
         let photo = ByteBuffer(bytes: (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let json = ByteBuffer(string: "[" + Array(repeating: #""0123456789abcdef""#, count: 80_000).joined(separator: ",") + "]")
         let upstream = Router()
-        upstream.get("/:service/v1/photos/:photoID") { _, _ in
-            Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: photo))
+        upstream.get("/:service/v1/photos/:photoID") { _, context in
+            // A photo written in parts, with no length announced: relayed chunked.
+            guard context.parameters.get("photoID")?.hasPrefix("unannounced") == true else {
+                return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: photo))
+            }
+            return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: ResponseBody { writer in
+                for part in stride(from: 0, to: photo.readableBytes, by: 1 << 19) {
+                    try await writer.write(photo.getSlice(at: part, length: min(1 << 19, photo.readableBytes - part))!)
+                }
+                try await writer.finish(nil)
+            })
         }
         upstream.get("/:service/v1/me/history") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: json))
@@ -225,6 +271,12 @@ struct EventLoopProxyTests {
                             #expect(response.headers[.contentType] == "image/jpeg")
                             #expect(response.headers[.contentLength] == String(photo.readableBytes))
                             #expect(response.headers[.eTag] == nil)
+                            #expect(response.body == photo)
+                        }
+                        try await gateway.execute(uri: "/v1/photos/unannounced-\(UUID().key)", method: .get, headers: headers) { response in
+                            #expect(response.status == .ok)
+                            #expect(response.headers[.contentLength] == nil)
+                            #expect(response.headers[.transferEncoding] == "chunked")
                             #expect(response.body == photo)
                         }
                         try await gateway.execute(uri: "/v1/me/history", method: .get, headers: headers) { response in
@@ -338,20 +390,31 @@ struct EventLoopProxyTests {
     /// Writes `send` on a new connection to 127.0.0.1:`port` and reads until `marker` and the body after it arrived
     /// (5 s at most), on a thread of its own: the reads block, and the router's tasks need Swift's few pool threads.
     static func exchange(port: Int, send: String, until marker: String) async throws -> String {
+        try await exchange(port: port, pieces: [send], until: marker)
+    }
+
+    /// Sends `pieces` one by one (each its own segment, 20 ms apart, so the gateway reads them apart), then reads until
+    /// the answer carrying `marker` has ended.
+    static func exchange(port: Int, pieces: [String], until marker: String) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try blockingExchange(port: port, send: send, until: marker) })
+                continuation.resume(with: Result { try blockingExchange(port: port, pieces: pieces, until: marker) })
             }
         }
     }
 
-    private static func blockingExchange(port: Int, send: String, until marker: String) throws -> String {
+    private static func blockingExchange(port: Int, pieces: [String], until marker: String) throws -> String {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         try #require(connectLoopback(socket, port: port))
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = send.withCString { Glibc.send(socket, $0, strlen($0), 0) }
+        var noDelay: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        for (index, piece) in pieces.enumerated() {
+            if index > 0 { usleep(20_000) }
+            _ = piece.withCString { Glibc.send(socket, $0, strlen($0), 0) }
+        }
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = Date().addingTimeInterval(5)

@@ -45,7 +45,7 @@ struct GatewayRouterFixture: Sendable {
     ) throws -> some ApplicationProtocol {
         let (router, proxy) = try gateway(routes: routes, environment: environment, client: client)
         return Application(
-            router: router, server: .http1(configuration: .init(additionalChannelHandlers: [EventLoopProxyHandler(proxy: proxy)])),
+            router: router, server: .http1(configuration: .init(additionalChannelHandlers: [RoutedAnswers(proxy: proxy)])),
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "surge-gateway"))
     }
 

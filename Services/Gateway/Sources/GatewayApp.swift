@@ -65,13 +65,13 @@ public enum GatewayService {
                     limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: gateway.rateLimits.all)
                 },
             ],
-            channelHandlers: { [EventLoopProxyHandler(proxy: readProxy)] },
+            channelHandlers: { [RoutedAnswers(proxy: readProxy)] },
             beforeServerStarts: [{ try await revocations.refresh() }])
     }
 
     /// Everything the gateway answers besides the operational routes: its OpenAPI document, the dashboard's files and
     /// every public route in `routes`, through the pipeline to its service or to the gateway's own export and stream.
-    /// Returns the proxy that answers the common reads of those routes before the router (`EventLoopProxyHandler`).
+    /// Returns the proxy that answers the common calls of those routes before the router (`EventLoopProxyHandler`).
     @discardableResult
     static func addRoutes(
         to router: Router<GatewayRequestContext>, settings: GatewaySettings, routes: [PublicRoute], pipeline: RoutePipeline,

@@ -50,7 +50,11 @@ enum ConditionalRequests {
 
     /// Whether an answer gets a tag: a 200 in JSON.
     static func isTagged(_ status: HTTPResponse.Status, _ headers: HTTPFields) -> Bool {
-        status == .ok && headers[.contentType]?.hasPrefix("application/json") == true
+        isTagged(status, contentType: headers[.contentType])
+    }
+
+    static func isTagged(_ status: HTTPResponse.Status, contentType: String?) -> Bool {
+        status == .ok && contentType?.hasPrefix("application/json") == true
     }
 
     static func tag(of body: ByteBuffer) -> String {

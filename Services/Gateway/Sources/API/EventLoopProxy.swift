@@ -6,34 +6,37 @@ import Hummingbird
 import Logging
 import Metrics
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 import SurgeRuntime
 import Synchronization
 
-/// The calls most public traffic is, proxied on the client connection's event loop: a read or a command of a route a
-/// service answers, with at most a small body of announced length, no `Origin`, `If-Match` or connection options, by a
-/// caller whose token was verified before (or on an anonymous route). It gets exactly what the router would give it
-/// (rate limits and their headers, the signed caller, idempotency key, request id and trace, a read's entity tag and
-/// its 304 for `If-None-Match`, the service's answer, its metrics), made with the same pieces (`RoutePipeline`,
-/// `ProxyController`, `ConditionalRequests`, `TraceMiddleware`); every other request goes on to the router unchanged.
+/// The calls most public traffic is, proxied on the client connection's event loop from the bytes the client sent: a
+/// read or a command of a route a service answers, with at most a small body of announced length, no `Origin`,
+/// `If-Match` or connection options, by a caller whose token was verified before (or on an anonymous route). It gets
+/// exactly what the router would give it (rate limits and their headers, the signed caller, idempotency key, request id
+/// and trace, a read's entity tag and its 304 for `If-None-Match`, the service's answer, its metrics), made with the same
+/// pieces (`RoutePipeline`, `ProxyController`, `ConditionalRequests`, `TraceMiddleware`); every other request goes on to
+/// NIO's decoder and the router unchanged.
 ///
-/// Why a channel handler: Hummingbird answers a request from a Swift task, so a proxied read crossed between the event
-/// loop and the executor four times and paid for a task, a `Request` and a `Response` besides: about a third of the
-/// gateway's CPU a read, where nginx's whole hop is a sixth of it (docs/gateway.md, "The hop's cost").
+/// Why before the decoder: Hummingbird answers a request from a Swift task (a proxied read crossed between the event
+/// loop and the executor four times), and NIO's decoder and Hummingbird's conversions to `HTTPTypes` cost a proxied read
+/// more than a whole byte relay does (docs/gateway.md, "The floor of a proxy on SwiftNIO").
 struct EventLoopProxy: Sendable {
-    /// A request the proxy answers: its route, the caller its token proves (nil on an anonymous route), the length of
-    /// its body and its `Idempotency-Key` on a keyed route.
+    /// A request the proxy answers: its route and method, the caller its token proves (nil on an anonymous route) and its
+    /// `Idempotency-Key` on a keyed route.
     struct Call {
         let route: PublicRoute
+        let method: HTTPRequest.Method
         let caller: Authenticator.Caller?
-        let bodyLength: Int
         let idempotencyKey: String?
     }
 
-    /// What the proxy writes back: an answer in memory, or one streamed from the service (photos).
+    /// What the proxy writes back, as bytes: a whole answer, or a head and a body streamed from the service (photos),
+    /// chunked when the service announced no length.
     enum Answer {
-        case whole(HTTPResponse, ByteBuffer)
-        case streamed(HTTPResponse, AsyncThrowingStream<ByteBuffer, any Error>)
+        case whole(HTTPResponse.Status, ByteBuffer)
+        case streamed(HTTPResponse.Status, head: ByteBuffer, chunked: Bool, AsyncThrowingStream<ByteBuffer, any Error>)
     }
 
     let routes: ProxiedRoutes
@@ -46,26 +49,31 @@ struct EventLoopProxy: Sendable {
     /// the series exists from the start.
     let answered = Counter(label: "surge_gateway_event_loop_calls_total")
 
+    /// The service's answer headers the gateway sets itself (lower-case), besides the hop-by-hop and internal ones.
+    private static let replacedAnswerHeaders = ProxyController.hopByHopHeaders.union([
+        "content-length", "date", "server", "x-request-id", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy",
+    ])
+    private static let taggedReplacedHeaders = replacedAnswerHeaders.union(["etag"])
+    private static let notModifiedReplacedHeaders = taggedReplacedHeaders.union(["content-type"])
+
     /// The call the proxy answers for `head`, or nil for the router's requests. Spends nothing.
-    func call(_ head: HTTPRequest) -> Call? {
-        guard let target = head.path, let route = routes.route(for: target, method: head.method), !route.acceptsUpload else { return nil }
-        var bodyLength = 0
+    func call(_ head: RequestHead) -> Call? {
+        guard let method = HTTPRequest.Method(head.method), let route = routes.route(for: head.target, method: method), !route.acceptsUpload,
+            head.contentLength <= pipeline.maxBodyBytes
+        else { return nil }
         var authorization: String?
         var idempotencyKey: String?
-        for field in head.headerFields {
+        for field in head.fields {
             switch field.name {
-            case .contentLength:
-                // A body past the limit is the router's 413; a chunked one (below) the router's to read and cap.
-                guard let length = Int(field.value), length <= pipeline.maxBodyBytes else { return nil }
-                bodyLength = length
-            case .connection:
+            case "connection":
                 // `keep-alive` is what HTTP/1.1 does anyway; `close` and any other option are the router's.
                 guard field.value.lowercased() == "keep-alive" else { return nil }
-            case .transferEncoding, .origin, .expect, .upgrade, .ifMatch:
+            case "origin", "expect", "upgrade", "if-match":
                 return nil
-            case .authorization:
+            case "authorization":
+                guard authorization == nil else { return nil }
                 authorization = field.value
-            case .idempotencyKey where route.idempotent:
+            case "idempotency-key" where route.idempotent:
                 // A key the router would refuse (422) is the router's.
                 guard RoutePipeline.isAcceptable(idempotencyKey: field.value), idempotencyKey == nil else { return nil }
                 idempotencyKey = field.value
@@ -78,13 +86,13 @@ struct EventLoopProxy: Sendable {
             guard let remembered = pipeline.authenticator.rememberedCaller(authorization: authorization) else { return nil }
             caller = remembered
         }
-        return Call(route: route, caller: caller, bodyLength: bodyLength, idempotencyKey: idempotencyKey)
+        return Call(route: route, method: method, caller: caller, idempotencyKey: idempotencyKey)
     }
 
-    /// What the route pipeline and the proxy answer `call` (its body `body`) with, completed on `loop`.
-    func answer(_ call: Call, head: HTTPRequest, body: ByteBuffer, peer: String, on loop: any EventLoop) -> EventLoopFuture<Answer> {
-        let requestID = TraceMiddleware.requestID(of: head.headerFields)
-        let ip = pipeline.clientAddress.of(head.headerFields, peer: peer)
+    /// What the route pipeline and the proxy answer `call` (its head `head`, its body `body`) with, completed on `loop`.
+    func answer(_ call: Call, head: RequestHead, body: ByteBuffer, peer: String, on loop: any EventLoop) -> EventLoopFuture<Answer> {
+        let requestID = TraceMiddleware.requestID(header: head[InternalHeaders.requestID.canonicalName])
+        let ip = pipeline.clientAddress.of(forwardedFor: head["x-forwarded-for"], peer: peer)
         var decisions = pipeline.spendAddressBudgets(ip: ip, route: call.route)
         if let caller = call.caller, decisions.allSatisfy(\.allowed) { decisions.append(pipeline.spendCallerBudget(caller.id)) }
         let tightest = RoutePipeline.tightest(decisions)
@@ -94,23 +102,31 @@ struct EventLoopProxy: Sendable {
         let spent = decisions
         let forwarded = ForwardedCall(
             caller: call.caller, clientAddress: ip, requestID: requestID, idempotencyKey: call.idempotencyKey,
-            traceParent: TraceMiddleware.traceParent(of: head.headerFields))
+            traceParent: TraceMiddleware.traceParent(header: head[InternalHeaders.traceparent.canonicalName]))
         let service = call.route.upstream
         let sent = DispatchTime.now().uptimeNanoseconds
-        return proxy.upstreams.send(proxy.upstreamRequest(head, body: body, call: forwarded), to: service, on: loop, timeout: proxy.timeout)
+        let request = proxy.upstreamRequest(
+            method: head.method, target: head.target, fields: head.fields.lazy.map { ($0.name, $0.value) }, body: body, call: forwarded)
+        return proxy.upstreams.send(request, to: service, on: loop, timeout: proxy.timeout)
             .flatMap { response in
                 proxy.answered(by: service, sentAt: sent)
                 let status = HTTPResponse.Status(code: Int(response.status.code))
-                let fields = ProxyController.relayedHeaders(response.headers)
                 switch response.body {
                 case .buffered(let body):
-                    return loop.makeSucceededFuture(whole(status, fields, body, head: head, spent, requestID))
-                case .streamed(let parts) where head.method == .get && ConditionalRequests.isTagged(status, fields):
+                    return loop.makeSucceededFuture(whole(status, response.headers, body, head: head, spent, requestID))
+                case .streamed(let parts)
+                where head.method == "GET" && ConditionalRequests.isTagged(status, contentType: response.headers.first(name: "content-type")):
                     // JSON past the client's buffer still gets its tag, as the router gives it: read whole first.
                     return loop.makeFutureWithTask { try await UpstreamClient.Body.streamed(parts).collect(upTo: .max) }
-                        .map { whole(status, fields, $0, head: head, spent, requestID) }
+                        .map { whole(status, response.headers, $0, head: head, spent, requestID) }
                 case .streamed(let parts):
-                    return loop.makeSucceededFuture(.streamed(finished(HTTPResponse(status: status, headerFields: fields), spent, requestID), parts))
+                    var answer = AnswerHead(status)
+                    answer.relay(response.headers, except: Self.replacedAnswerHeaders)
+                    let length = response.headers.first(name: "content-length")
+                    answer.add("Content-Length", length)
+                    answer.add("Transfer-Encoding", length == nil ? "chunked" : nil)
+                    finish(&answer, spent, requestID)
+                    return loop.makeSucceededFuture(.streamed(status, head: answer.bytes, chunked: length == nil, parts))
                 }
             }
             .flatMapErrorThrowing { error in
@@ -120,36 +136,78 @@ struct EventLoopProxy: Sendable {
             .hop(to: loop)
     }
 
-    /// An answer in memory: a read's tagged if it is a 200 in JSON, and a 304 when its `If-None-Match` names the tag.
+    /// An answer in memory: a read's tagged if it is a 200 in JSON, and a 304 when its `If-None-Match` names the tag
+    /// (without the representation's type and length, RFC 9110 §15.4.5).
     private func whole(
-        _ status: HTTPResponse.Status, _ fields: HTTPFields, _ body: ByteBuffer, head: HTTPRequest, _ decisions: [RateLimitDecision],
+        _ status: HTTPResponse.Status, _ headers: HTTPHeaders, _ body: ByteBuffer, head: RequestHead, _ decisions: [RateLimitDecision],
         _ requestID: String
     ) -> Answer {
-        var (status, fields, body) = (status, fields, body)
-        if head.method == .get, ConditionalRequests.isTagged(status, fields),
-            ConditionalRequests.tagRead(&fields, tag: ConditionalRequests.tag(of: body), request: head.headerFields)
-        {
-            (status, body) = (.notModified, ByteBuffer())
-        } else {
-            fields[.contentLength] = String(body.readableBytes)
+        var tag: String?
+        var notModified = false
+        if head.method == "GET", ConditionalRequests.isTagged(status, contentType: headers.first(name: "content-type")) {
+            let current = ConditionalRequests.tag(of: body)
+            tag = current
+            if let condition = head["if-none-match"], !condition.isEmpty { notModified = EntityTags.noneMatchFails(condition, current: current) }
         }
-        return .whole(finished(HTTPResponse(status: status, headerFields: fields), decisions, requestID), body)
+        let status = notModified ? .notModified : status
+        // As NIO's encoder frames them: no length on an answer that cannot have a body.
+        let bodyless = status == .notModified || status == .noContent || status.kind == .informational
+        var answer = AnswerHead(status, capacity: 512 + (bodyless ? 0 : body.readableBytes))
+        let replaced = notModified ? Self.notModifiedReplacedHeaders : tag == nil ? Self.replacedAnswerHeaders : Self.taggedReplacedHeaders
+        answer.relay(headers, except: replaced)
+        answer.add("ETag", tag)
+        if !bodyless { answer.add("Content-Length", String(body.readableBytes)) }
+        finish(&answer, decisions, requestID)
+        if !bodyless { answer.bytes.writeImmutableBuffer(body) }
+        return .whole(status, answer.bytes)
     }
 
     /// A problem document for the request `head`, its `instance` the path without the query.
-    private func problem(_ problem: Problem, head request: HTTPRequest, _ decisions: [RateLimitDecision], _ requestID: String) throws -> Answer {
-        let (head, body) = try problem.answer(instance: String((request.path ?? "/").prefix { $0 != "?" }))
-        return .whole(finished(head, decisions, requestID), body)
+    private func problem(_ problem: Problem, head request: RequestHead, _ decisions: [RateLimitDecision], _ requestID: String) throws -> Answer {
+        let (head, body) = try problem.answer(instance: String(request.target.prefix { $0 != "?" }))
+        var answer = AnswerHead(head.status, capacity: 512 + body.readableBytes)
+        for field in head.headerFields { answer.add(field.name.rawName, field.value) }
+        finish(&answer, decisions, requestID)
+        answer.bytes.writeImmutableBuffer(body)
+        return .whole(head.status, answer.bytes)
     }
 
-    /// The headers every answer of the public door carries, as the router's middlewares and Hummingbird set them.
-    private func finished(_ head: HTTPResponse, _ decisions: [RateLimitDecision], _ requestID: String) -> HTTPResponse {
-        var head = head
-        RoutePipeline.setRateLimitHeaders(&head.headerFields, decisions)
-        head.headerFields[InternalHeaders.requestID] = requestID
-        head.headerFields[.date] = HTTPDate.now()
-        head.headerFields[.server] = serverName
-        return head
+    /// The headers every answer of the public door carries, as the router's middlewares and Hummingbird set them, and
+    /// the empty line that ends the head.
+    private func finish(_ answer: inout AnswerHead, _ decisions: [RateLimitDecision], _ requestID: String) {
+        for (name, value) in RoutePipeline.rateLimitFields(decisions) { answer.add(name.rawName, value) }
+        answer.add(InternalHeaders.requestID.rawName, requestID)
+        answer.add("Date", HTTPDate.now())
+        answer.add("Server", serverName)
+        answer.bytes.writeStaticString("\r\n")
+    }
+}
+
+/// An answer's head written as bytes: the status line, then each header line.
+private struct AnswerHead {
+    var bytes: ByteBuffer
+
+    init(_ status: HTTPResponse.Status, capacity: Int = 512) {
+        bytes = ByteBuffer()
+        bytes.reserveCapacity(capacity)
+        if status == .ok {
+            bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
+        } else {
+            bytes.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+        }
+    }
+
+    mutating func add(_ name: String, _ value: String?) {
+        guard let value else { return }
+        bytes.writeString(name)
+        bytes.writeStaticString(": ")
+        bytes.writeString(value)
+        bytes.writeStaticString("\r\n")
+    }
+
+    /// The service's headers but those named in `excluded` (lower-case).
+    mutating func relay(_ headers: HTTPHeaders, except excluded: Set<String>) {
+        for header in headers where !excluded.contains(header.name.lowercased()) { add(header.name, header.value) }
     }
 }
 
@@ -219,41 +277,162 @@ struct ProxiedRoutes: Sendable {
     }
 }
 
-/// The proxy on one client connection, between the HTTP codec and Hummingbird's: a read it answers never reaches
-/// Hummingbird; any other request passes as it came. One request is answered at a time: what a client pipelines
-/// meanwhile waits here (and reading stops) until the answer before it, the proxy's or the router's, has ended, so a
-/// connection's answers keep its requests' order whoever writes them.
+/// The proxy on one client connection, in front of NIO's HTTP decoder: a call it answers never reaches the decoder or
+/// Hummingbird; any other request's bytes pass on as they came. One request is answered at a time: what a client
+/// pipelines meanwhile waits here (and reading stops) until the answer before it, the proxy's or the router's, has
+/// ended, so a connection's answers keep its requests' order whoever writes them. A head outside `RequestHead`'s
+/// subset hands the rest of the connection to the decoder, which alone can tell where such a request ends.
 final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
 
     private enum State {
         case idle
-        /// The router's request: its parts go on until its end; the next waits for its answer's end too.
-        case routed(requestEnded: Bool, answerEnded: Bool)
-        /// The proxy's call, its body gathered until its end.
-        case reading(HTTPRequest, EventLoopProxy.Call, ByteBuffer)
+        /// A request given to the decoder: `remaining` bytes of its body still to pass on, and whether its answer ended.
+        case routed(remaining: Int, answerEnded: Bool)
         case answering
+        /// Everything from here on is the decoder's.
+        case passing
     }
 
     private let proxy: EventLoopProxy
     private var state = State.idle
-    /// Parts of requests that arrived while an answer was in progress, in order.
-    private var waiting = CircularBuffer<HTTPRequestPart>()
+    /// Bytes received and not handled yet: the start of the next request(s).
+    private var received: ByteBuffer?
     private var readHeld = false
-    private var draining = false
     /// Hummingbird's connection handler closes a connection it thinks idle when the server shuts down: held back
-    /// until nothing is in progress here.
+    /// until the proxy's answer in progress is written.
     private var quiesceHeld = false
+    private var context: ChannelHandlerContext?
+    /// The connection's peer address as text, formatted once per connection rather than per call.
+    private var peerAddress: String?
 
     init(proxy: EventLoopProxy) {
         self.proxy = proxy
     }
 
-    /// The connection's peer address as text, formatted once per connection rather than per call.
-    private var peerAddress: String?
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        switch state {
+        case .passing:
+            context.fireChannelRead(data)
+        case .routed(let remaining, let answerEnded) where remaining > 0:
+            // The rest of a routed request's body.
+            let part = bytes.readSlice(length: min(remaining, bytes.readableBytes))!
+            state = .routed(remaining: remaining - part.readableBytes, answerEnded: answerEnded)
+            context.fireChannelRead(wrapInboundOut(part))
+            if bytes.readableBytes > 0 { keep(&bytes) }
+            if case .routed(0, true) = state { finish(context: context) }
+        default:
+            keep(&bytes)
+            if case .idle = state { take(context: context) }
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(data, promise: promise)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if holdsNextRequest { readHeld = true } else { context.read() }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, case .answering = state {
+            quiesceHeld = true
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    /// The router's answer to the request given to the decoder has been written (`RoutedAnswers` saw its end).
+    func routedAnswerEnded() {
+        guard case .routed(let remaining, answerEnded: false) = state, let context else { return }
+        state = .routed(remaining: remaining, answerEnded: true)
+        if remaining == 0 { finish(context: context) }
+    }
+
+    /// Whether bytes of a next request wait while the one before is answered.
+    private var holdsNextRequest: Bool {
+        switch state {
+        case .answering, .routed(remaining: 0, _): received != nil
+        default: false
+        }
+    }
+
+    private func keep(_ bytes: inout ByteBuffer) {
+        if received == nil { received = bytes } else { received!.writeBuffer(&bytes) }
+    }
+
+    /// Takes the requests received while nothing is in progress: answers a call, or gives a request to the decoder.
+    /// Returns whether anything went on to the decoder.
+    @discardableResult
+    private func take(context: ChannelHandlerContext) -> Bool {
+        var forwarded = false
+        while case .idle = state, var bytes = received {
+            switch bytes.withUnsafeReadableBytes({ RequestHead.parse($0) }) {
+            case .incomplete:
+                return forwarded
+            case .unsupported:
+                pass(bytes, context: context)
+                return true
+            case .head(let head) where head["upgrade"] != nil:
+                // After an upgrade the bytes are another protocol's.
+                pass(bytes, context: context)
+                return true
+            case .head(let head):
+                let length = head.length + head.contentLength
+                if let call = proxy.call(head) {
+                    // Its body is small (at most the pipeline's limit): gathered whole before answering.
+                    guard bytes.readableBytes >= length else { return forwarded }
+                    let body = bytes.getSlice(at: bytes.readerIndex + head.length, length: head.contentLength)!
+                    bytes.moveReaderIndex(forwardBy: length)
+                    received = bytes.readableBytes > 0 ? bytes : nil
+                    state = .answering
+                    answer(call, head: head, body: body, context: context)
+                } else {
+                    let part = bytes.readSlice(length: min(length, bytes.readableBytes))!
+                    received = bytes.readableBytes > 0 ? bytes : nil
+                    state = .routed(remaining: length - part.readableBytes, answerEnded: false)
+                    context.fireChannelRead(wrapInboundOut(part))
+                    forwarded = true
+                }
+            }
+        }
+        return forwarded
+    }
+
+    /// Gives `bytes` and everything after them on this connection to the decoder.
+    private func pass(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        state = .passing
+        received = nil
+        context.fireChannelRead(wrapInboundOut(bytes))
+    }
+
+    /// The request in progress was answered: the next one received is taken.
+    private func finish(context: ChannelHandlerContext) {
+        state = .idle
+        // Hummingbird's side takes the bytes it was given once their read is complete.
+        if take(context: context) { context.fireChannelReadComplete() }
+        if readHeld, !holdsNextRequest {
+            readHeld = false
+            context.read()
+        }
+        if quiesceHeld, !isAnswering {
+            quiesceHeld = false
+            context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        }
+    }
+
+    private var isAnswering: Bool {
+        if case .answering = state { true } else { false }
+    }
 
     private func peer(of context: ChannelHandlerContext) -> String {
         if let peerAddress { return peerAddress }
@@ -262,121 +441,23 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         return peer
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        receive(unwrapInboundIn(data), context: context)
-    }
-
-    private func receive(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
-        if isAnswering {
-            waiting.append(part)
-            return
-        }
-        switch (state, part) {
-        case (.answering, _), (.routed(requestEnded: true, _), _):
-            waiting.append(part)
-        case (.routed(requestEnded: false, let answerEnded), _):
-            context.fireChannelRead(wrapInboundOut(part))
-            if case .end = part {
-                state = .routed(requestEnded: true, answerEnded: answerEnded)
-                if answerEnded { finish(context: context) }
-            }
-        case (.reading(let head, let call, let body), .end):
-            state = .answering
-            answer(call, head: head, body: body, context: context)
-        case (.reading(let head, let call, var body), .body(var chunk)) where call.bodyLength > 0:
-            // The decoder delivers exactly the announced length.
-            body.writeBuffer(&chunk)
-            state = .reading(head, call, body)
-        case (.reading(let head, _, _), _):
-            // A body no header announced: the router's request. Nothing was spent yet.
-            state = .routed(requestEnded: false, answerEnded: false)
-            context.fireChannelRead(wrapInboundOut(.head(head)))
-            receive(part, context: context)
-        case (.idle, .head(let head)):
-            if let call = proxy.call(head) {
-                state = .reading(head, call, ByteBuffer())
-            } else {
-                state = .routed(requestEnded: false, answerEnded: false)
-                context.fireChannelRead(wrapInboundOut(part))
-            }
-        case (.idle, _):
-            // A part of no request: Hummingbird's to refuse.
-            context.fireChannelRead(wrapInboundOut(part))
-        }
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        context.write(data, promise: promise)
-        if case .end = unwrapOutboundIn(data), case .routed(let requestEnded, answerEnded: false) = state {
-            state = .routed(requestEnded: requestEnded, answerEnded: true)
-            if requestEnded { finish(context: context) }
-        }
-    }
-
-    func read(context: ChannelHandlerContext) {
-        if waiting.isEmpty { context.read() } else { readHeld = true }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, !isIdle {
-            quiesceHeld = true
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
-    }
-
-    /// Whether an answer is in progress that the next request must wait for.
-    private var isAnswering: Bool {
-        switch state {
-        case .answering, .routed(requestEnded: true, _): true
-        default: false
-        }
-    }
-
-    private var isIdle: Bool {
-        if case .idle = state { waiting.isEmpty } else { false }
-    }
-
-    /// The request in progress was answered: the next one that waits is taken.
-    private func finish(context: ChannelHandlerContext) {
-        state = .idle
-        guard !draining else { return }
-        draining = true
-        let replaying = !waiting.isEmpty
-        while !waiting.isEmpty, !isAnswering {
-            receive(waiting.removeFirst(), context: context)
-        }
-        // Hummingbird's side takes the parts it was given once their read is complete.
-        if replaying { context.fireChannelReadComplete() }
-        draining = false
-        if waiting.isEmpty, readHeld {
-            readHeld = false
-            context.read()
-        }
-        if isIdle, quiesceHeld {
-            quiesceHeld = false
-            context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
-        }
-    }
-
-    private func answer(_ call: EventLoopProxy.Call, head: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
+    private func answer(_ call: EventLoopProxy.Call, head: RequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
         let started = DispatchTime.now().uptimeNanoseconds
-        let active = proxy.metrics.active(head.method)
+        let active = proxy.metrics.active(call.method)
         active.increment()
         proxy.answered.increment()
         proxy.answer(call, head: head, body: body, peer: peer(of: context), on: context.eventLoop).assumeIsolated().whenComplete { result in
-            let (route, method) = (call.route.path, head.method)
+            let (route, method) = (call.route.path, call.method)
             switch result {
-            case .success(.whole(let head, let body)):
-                self.proxy.metrics.endpoint(.init(route: route, method: method, status: head.status)).record(since: started)
+            case .success(.whole(let status, let bytes)):
+                self.proxy.metrics.endpoint(.init(route: route, method: method, status: status)).record(since: started)
                 active.decrement()
-                context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-                if body.readableBytes > 0 { context.write(self.wrapOutboundOut(.body(body)), promise: nil) }
-                self.end(context: context)
-            case .success(.streamed(let head, let parts)):
-                context.writeAndFlush(self.wrapOutboundOut(.head(head)), promise: nil)
-                self.stream(parts, context: context) {
-                    self.proxy.metrics.endpoint(.init(route: route, method: method, status: head.status)).record(since: started)
+                context.writeAndFlush(self.wrapOutboundOut(.byteBuffer(bytes)), promise: nil)
+                self.finish(context: context)
+            case .success(.streamed(let status, let head, let chunked, let parts)):
+                context.writeAndFlush(self.wrapOutboundOut(.byteBuffer(head)), promise: nil)
+                self.stream(parts, chunked: chunked, context: context) {
+                    self.proxy.metrics.endpoint(.init(route: route, method: method, status: status)).record(since: started)
                     active.decrement()
                 }
             case .failure(let error):
@@ -388,21 +469,30 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
     }
 
-    /// Writes a streamed answer's parts as they come, each after the one before has been written (the client's pace),
-    /// then ends it; a failed stream closes the connection, as the router's answer would.
-    private func stream(_ parts: AsyncThrowingStream<ByteBuffer, any Error>, context: ChannelHandlerContext, done: @escaping () -> Void) {
+    /// Writes a streamed answer's parts as they come (as chunks when `chunked`), each after the one before has been
+    /// written (the client's pace), then ends it; a failed stream closes the connection, as the router's answer would.
+    private func stream(_ parts: AsyncThrowingStream<ByteBuffer, any Error>, chunked: Bool, context: ChannelHandlerContext, done: @escaping () -> Void) {
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context, done: done), eventLoop: loop)
         Task {
             do {
-                for try await part in parts {
+                for try await part in parts where part.readableBytes > 0 {
                     try await loop.flatSubmit {
-                        bound.value.context.writeAndFlush(bound.value.handler.wrapOutboundOut(.body(part)))
+                        let (handler, context) = (bound.value.handler, bound.value.context)
+                        guard chunked else { return context.writeAndFlush(handler.wrapOutboundOut(.byteBuffer(part))) }
+                        var size = ByteBuffer(string: String(part.readableBytes, radix: 16) + "\r\n")
+                        context.write(handler.wrapOutboundOut(.byteBuffer(size)), promise: nil)
+                        context.write(handler.wrapOutboundOut(.byteBuffer(part)), promise: nil)
+                        size.clear()
+                        size.writeStaticString("\r\n")
+                        return context.writeAndFlush(handler.wrapOutboundOut(.byteBuffer(size)))
                     }.get()
                 }
                 loop.execute {
+                    let (handler, context) = (bound.value.handler, bound.value.context)
+                    if chunked { context.writeAndFlush(handler.wrapOutboundOut(.byteBuffer(ByteBuffer(string: "0\r\n\r\n"))), promise: nil) }
                     bound.value.done()
-                    bound.value.handler.end(context: bound.value.context)
+                    handler.finish(context: context)
                 }
             } catch {
                 loop.execute {
@@ -412,10 +502,31 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
             }
         }
     }
+}
 
-    private func end(context: ChannelHandlerContext) {
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        finish(context: context)
+/// Behind the HTTP codec: tells the proxy in front of the decoder (`EventLoopProxyHandler`, which it puts first in the
+/// connection's pipeline) when the router's answer to a request it passed on has ended.
+final class RoutedAnswers: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let front: EventLoopProxyHandler
+
+    init(proxy: EventLoopProxy) {
+        front = EventLoopProxyHandler(proxy: proxy)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        do {
+            try context.pipeline.syncOperations.addHandler(front, position: .first)
+        } catch {
+            context.fireErrorCaught(error)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(data, promise: promise)
+        if case .end = unwrapOutboundIn(data) { front.routedAnswerEnded() }
     }
 }
 

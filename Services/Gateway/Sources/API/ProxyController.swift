@@ -40,7 +40,9 @@ struct ProxyController {
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
         let body = try await request.body.collect(upTo: .max)
-        let outgoing = upstreamRequest(request.head, body: body, call: ForwardedCall(context))
+        let outgoing = upstreamRequest(
+            method: request.method.rawValue, target: request.head.path ?? "/",
+            fields: request.headers.lazy.map { ($0.name.canonicalName, $0.value) }, body: body, call: ForwardedCall(context))
         let response: UpstreamClient.Response
         let sent = DispatchTime.now().uptimeNanoseconds
         do {
@@ -60,22 +62,23 @@ struct ProxyController {
         }
     }
 
-    /// The request the service gets: the client's headers without the hop-by-hop and internal ones, `call` signed
-    /// with the body's digest, the trace's next span.
-    func upstreamRequest(_ head: HTTPRequest, body: ByteBuffer, call: ForwardedCall) -> UpstreamClient.Request {
-        let target = head.path ?? "/"
+    /// The request the service gets: the client's headers (`fields`: lower-case names and values) without the
+    /// hop-by-hop and internal ones, `call` signed with the body's digest, the trace's next span.
+    func upstreamRequest(
+        method: String, target: String, fields: some Sequence<(name: String, value: String)>, body: ByteBuffer, call: ForwardedCall
+    ) -> UpstreamClient.Request {
         var headers = HTTPHeaders()
-        headers.reserveCapacity(head.headerFields.count + 8)
-        for field in head.headerFields where !Self.unforwardedRequestHeaders.contains(field.name.canonicalName) {
-            headers.add(name: field.name.rawName, value: field.value)
+        headers.reserveCapacity(16)
+        for (name, value) in fields where !Self.unforwardedRequestHeaders.contains(name) {
+            headers.add(name: name, value: value)
         }
         signer.sign(
-            &headers, method: head.method.rawValue, target: target, caller: call.caller, clientAddress: call.clientAddress,
+            &headers, method: method, target: target, caller: call.caller, clientAddress: call.clientAddress,
             roles: call.roles, session: call.session, requestID: call.requestID, idempotencyKey: call.idempotencyKey,
             body: InternalCallSigner.BodyDigest(of: body))
         headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: call.traceParent.header)
-        let hasBody = body.readableBytes > 0 || (head.method != .get && head.method != .head)
-        return UpstreamClient.Request(method: HTTPMethod(rawValue: head.method.rawValue), target: target, headers: headers, body: hasBody ? body : nil)
+        let hasBody = body.readableBytes > 0 || (method != "GET" && method != "HEAD")
+        return UpstreamClient.Request(method: HTTPMethod(rawValue: method), target: target, headers: headers, body: hasBody ? body : nil)
     }
 
     /// The service's answer headers a client gets: all but the hop-by-hop and internal ones.

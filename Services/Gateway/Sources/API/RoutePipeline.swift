@@ -141,11 +141,16 @@ struct RoutePipeline: Sendable {
 
     /// `RateLimit-*` from the tightest of `decisions`.
     static func setRateLimitHeaders(_ headers: inout HTTPFields, _ decisions: [RateLimitDecision]) {
+        for (name, value) in rateLimitFields(decisions) { headers[name] = value }
+    }
+
+    /// `RateLimit-*` from the tightest of `decisions`, as fields.
+    static func rateLimitFields(_ decisions: [RateLimitDecision]) -> [(HTTPField.Name, String)] {
         let tightest = Self.tightest(decisions)
-        headers[.rateLimitLimit] = String(tightest.policy.limit)
-        headers[.rateLimitRemaining] = String(tightest.remaining)
-        headers[.rateLimitReset] = String(tightest.resetSeconds)
-        headers[.rateLimitPolicy] = "\(tightest.policy.limit);w=\(Int(tightest.policy.windowSeconds))"
+        return [
+            (.rateLimitLimit, String(tightest.policy.limit)), (.rateLimitRemaining, String(tightest.remaining)),
+            (.rateLimitReset, String(tightest.resetSeconds)), (.rateLimitPolicy, "\(tightest.policy.limit);w=\(Int(tightest.policy.windowSeconds))"),
+        ]
     }
 
     /// Keys are client-chosen: 1 to 255 visible ASCII characters.
@@ -176,7 +181,12 @@ struct ClientAddress: Sendable {
     let trustedHops: Int
 
     func of(_ headers: HTTPFields, peer: String) -> String {
-        guard trustedHops > 0, let forwarded = headers[.xForwardedFor] else { return peer }
+        of(forwardedFor: headers[.xForwardedFor], peer: peer)
+    }
+
+    /// The address for a request from `peer` with the `X-Forwarded-For` value `forwardedFor`.
+    func of(forwardedFor: String?, peer: String) -> String {
+        guard trustedHops > 0, let forwarded = forwardedFor else { return peer }
         let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard hops.count >= trustedHops else { return hops.first ?? peer }
         return hops[hops.count - trustedHops]

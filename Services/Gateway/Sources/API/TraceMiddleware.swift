@@ -29,12 +29,22 @@ struct TraceMiddleware: RouterMiddleware {
 
     /// The client's `X-Request-ID` if sane, else a new one.
     static func requestID(of headers: HTTPFields) -> String {
-        headers[InternalHeaders.requestID].flatMap(acceptableRequestID) ?? UUID.pooledRandom().key
+        requestID(header: headers[InternalHeaders.requestID])
+    }
+
+    /// The client's `X-Request-ID` (`header`) if sane, or a new one.
+    static func requestID(header: String?) -> String {
+        header.flatMap(acceptableRequestID) ?? UUID.pooledRandom().key
     }
 
     /// A child of the client's `traceparent`, or a new trace.
     static func traceParent(of headers: HTTPFields) -> TraceParent {
-        headers[InternalHeaders.traceparent].flatMap(TraceParent.init)?.child() ?? .random()
+        traceParent(header: headers[InternalHeaders.traceparent])
+    }
+
+    /// A child of the client's `traceparent` (`header`), or a new trace.
+    static func traceParent(header: String?) -> TraceParent {
+        header.flatMap(TraceParent.init)?.child() ?? .random()
     }
 
     static func acceptableRequestID(_ value: String) -> String? {
