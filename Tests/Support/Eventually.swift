@@ -30,3 +30,19 @@ public func waitUntil(
 ) async throws {
     _ = try await eventually(what, timeout: timeout, every: interval) { try await condition() ? true : nil }
 }
+
+/// Polls until `value` equals `expected`; on timeout the error tells the last value seen (slow, or stuck short?).
+public func waitUntil<Value: Equatable & Sendable>(
+    _ what: String, reaches expected: Value, timeout: Duration = .seconds(20), every interval: Duration = .milliseconds(50),
+    _ value: () async throws -> Value
+) async throws {
+    var last: Value?
+    do {
+        try await waitUntil(what, timeout: timeout, every: interval) {
+            last = try await value()
+            return last == expected
+        }
+    } catch let timeout as TimeoutError {
+        throw TimeoutError(what: "\(timeout.what) (last seen: \(last.map { "\($0)" } ?? "nothing") of \(expected))")
+    }
+}

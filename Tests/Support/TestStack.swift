@@ -152,6 +152,26 @@ public final class TestStack: Sendable {
         try http(instance).signedAsGateway(InternalCallSigner(secret: internalSecret), caller: caller)
     }
 
+    /// The warnings and errors each process logged, the last few of each, on standard error: CI keeps the test run's
+    /// output but not the processes' logs, and a failed system test is diagnosed from these lines.
+    func printProblemsLogged(last count: Int = 12) {
+        let files = (try? FileManager.default.contentsOfDirectory(at: logDirectory, includingPropertiesForKeys: nil)) ?? []
+        var report = ""
+        for file in files.filter({ $0.pathExtension == "log" }).sorted(by: { $0.lastPathComponent < $1.lastPathComponent }) {
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            // Test stacks log as text: `<time> <level> <label>: <message>`.
+            let problems = text.split(separator: "\n").filter { line in
+                let fields = line.split(separator: " ", maxSplits: 2)
+                return fields.count == 3 && ["warning", "error", "critical"].contains(fields[1])
+            }
+            guard !problems.isEmpty else { continue }
+            report += "\(file.lastPathComponent): \(problems.count) warnings or errors, the last \(min(count, problems.count)):\n"
+            for line in problems.suffix(count) { report += "  \(line.prefix(600))\n" }
+        }
+        guard !report.isEmpty else { return }
+        FileHandle.standardError.write(Data("stack \(logDirectory.lastPathComponent) failed; its processes logged:\n\(report)".utf8))
+    }
+
     /// Stops every process and drops the database.
     public func tearDown() async {
         let all = processes.withLock { $0.values }
@@ -173,6 +193,7 @@ public func withTestStack<Result>(
         await stack.tearDown()
         return result
     } catch {
+        stack.printProblemsLogged()
         await stack.tearDown()
         throw error
     }
