@@ -48,7 +48,7 @@ public struct RequestHead: Sendable, Equatable {
 
     /// Parses the head at the start of `bytes`; `unsupported` once `bytes` hold `limit` bytes without a whole head.
     public static func parse(_ bytes: UnsafeRawBufferPointer, limit: Int = 16_384) -> Parsed {
-        var reader = Reader(bytes: bytes)
+        var reader = HeadReader(bytes: bytes)
         guard let method = reader.token(until: space), !method.isEmpty, method.allSatisfy({ isUpper($0) }) else {
             return reader.atEnd && bytes.count < limit ? .incomplete : .unsupported
         }
@@ -64,7 +64,7 @@ public struct RequestHead: Sendable, Equatable {
         while true {
             guard let line = reader.line() else { return reader.atEnd && bytes.count < limit ? .incomplete : .unsupported }
             if line.isEmpty { break }
-            guard let field = Self.field(line) else { return .unsupported }
+            guard let field = headerField(line) else { return .unsupported }
             switch field.name {
             case "transfer-encoding":
                 return .unsupported
@@ -84,93 +84,95 @@ public struct RequestHead: Sendable, Equatable {
                 length: reader.offset, contentLength: contentLength ?? 0))
     }
 
-    private static func field(_ line: Slice<UnsafeRawBufferPointer>) -> Field? {
-        guard let colon = line.firstIndex(of: colon), colon > line.startIndex,
-            line[line.startIndex..<colon].allSatisfy(isTokenByte)
-        else { return nil }
-        var value = line[(colon + 1)...]
-        guard value.allSatisfy({ $0 == tab || (0x20...0x7E).contains($0) }) else { return nil }
-        while let first = value.first, first == space || first == tab { value = value.dropFirst() }
-        while let last = value.last, last == space || last == tab { value = value.dropLast() }
-        let name = String(unsafeUninitializedCapacity: colon - line.startIndex) { output in
-            for (index, byte) in line[line.startIndex..<colon].enumerated() { output[index] = isUpper(byte) ? byte | 0x20 : byte }
-            return colon - line.startIndex
-        }
-        return Field(name: name, value: String(decoding: value, as: UTF8.self))
-    }
-
-    /// Reads forward through the head.
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
-        /// Set when a read ran out of bytes before what it looked for.
-        var atEnd = false
-
-        /// Token bytes up to `end` (consumed); nil at anything else.
-        mutating func token(until end: UInt8) -> Slice<UnsafeRawBufferPointer>? {
-            scan(until: end) { isTokenByte($0) }
-        }
-
-        /// Visible ASCII up to `end` (consumed); nil at anything else.
-        mutating func visible(until end: UInt8) -> Slice<UnsafeRawBufferPointer>? {
-            scan(until: end) { (0x21...0x7E).contains($0) }
-        }
-
-        /// The bytes up to the next CRLF (consumed); nil at a bare CR or LF, or when no CRLF has arrived.
-        mutating func line() -> Slice<UnsafeRawBufferPointer>? {
-            let start = offset
-            while offset < bytes.count {
-                switch bytes[offset] {
-                case carriageReturn:
-                    guard offset + 1 < bytes.count else {
-                        atEnd = true
-                        return nil
-                    }
-                    guard bytes[offset + 1] == lineFeed else { return nil }
-                    let line = bytes[start..<offset]
-                    offset += 2
-                    return line
-                case lineFeed:
-                    return nil
-                default:
-                    offset += 1
-                }
-            }
-            atEnd = true
-            return nil
-        }
-
-        private mutating func scan(until end: UInt8, _ allowed: (UInt8) -> Bool) -> Slice<UnsafeRawBufferPointer>? {
-            let start = offset
-            while offset < bytes.count {
-                let byte = bytes[offset]
-                if byte == end {
-                    offset += 1
-                    return bytes[start..<offset - 1]
-                }
-                guard allowed(byte) else { return nil }
-                offset += 1
-            }
-            atEnd = true
-            return nil
-        }
-    }
-
     private static let http11 = Array("HTTP/1.1".utf8)
 }
 
-private let space = UInt8(ascii: " ")
-private let tab = UInt8(ascii: "\t")
-private let colon = UInt8(ascii: ":")
-private let slash = UInt8(ascii: "/")
-private let carriageReturn = UInt8(ascii: "\r")
-private let lineFeed = UInt8(ascii: "\n")
+/// A header line `name: value` (a token name, lower-cased; a value of visible ASCII, spaces and tabs, and with
+/// `allowingObsoleteText` bytes above 0x7F, without the spaces and tabs around it); nil for anything else.
+func headerField(_ line: Slice<UnsafeRawBufferPointer>, allowingObsoleteText: Bool = false) -> RequestHead.Field? {
+    guard let colon = line.firstIndex(of: colon), colon > line.startIndex,
+        line[line.startIndex..<colon].allSatisfy(isTokenByte)
+    else { return nil }
+    var value = line[(colon + 1)...]
+    guard value.allSatisfy({ $0 == tab || (0x20...0x7E).contains($0) || (allowingObsoleteText && $0 >= 0x80) }) else { return nil }
+    while let first = value.first, first == space || first == tab { value = value.dropFirst() }
+    while let last = value.last, last == space || last == tab { value = value.dropLast() }
+    let name = String(unsafeUninitializedCapacity: colon - line.startIndex) { output in
+        for (index, byte) in line[line.startIndex..<colon].enumerated() { output[index] = isUpper(byte) ? byte | 0x20 : byte }
+        return colon - line.startIndex
+    }
+    return RequestHead.Field(name: name, value: String(decoding: value, as: UTF8.self))
+}
 
-private func isUpper(_ byte: UInt8) -> Bool { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
-private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+/// Reads forward through a head.
+struct HeadReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+    /// Set when a read ran out of bytes before what it looked for.
+    var atEnd = false
+
+    /// Token bytes up to `end` (consumed); nil at anything else.
+    mutating func token(until end: UInt8) -> Slice<UnsafeRawBufferPointer>? {
+        scan(until: end) { isTokenByte($0) }
+    }
+
+    /// Visible ASCII up to `end` (consumed); nil at anything else.
+    mutating func visible(until end: UInt8) -> Slice<UnsafeRawBufferPointer>? {
+        scan(until: end) { (0x21...0x7E).contains($0) }
+    }
+
+    /// The bytes up to the next CRLF (consumed); nil at a bare CR or LF, or when no CRLF has arrived.
+    mutating func line() -> Slice<UnsafeRawBufferPointer>? {
+        let start = offset
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case carriageReturn:
+                guard offset + 1 < bytes.count else {
+                    atEnd = true
+                    return nil
+                }
+                guard bytes[offset + 1] == lineFeed else { return nil }
+                let line = bytes[start..<offset]
+                offset += 2
+                return line
+            case lineFeed:
+                return nil
+            default:
+                offset += 1
+            }
+        }
+        atEnd = true
+        return nil
+    }
+
+    private mutating func scan(until end: UInt8, _ allowed: (UInt8) -> Bool) -> Slice<UnsafeRawBufferPointer>? {
+        let start = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == end {
+                offset += 1
+                return bytes[start..<offset - 1]
+            }
+            guard allowed(byte) else { return nil }
+            offset += 1
+        }
+        atEnd = true
+        return nil
+    }
+}
+
+let space = UInt8(ascii: " ")
+let tab = UInt8(ascii: "\t")
+let colon = UInt8(ascii: ":")
+let slash = UInt8(ascii: "/")
+let carriageReturn = UInt8(ascii: "\r")
+let lineFeed = UInt8(ascii: "\n")
+
+func isUpper(_ byte: UInt8) -> Bool { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
+func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
 /// `tchar` of RFC 9110 §5.6.2.
-private func isTokenByte(_ byte: UInt8) -> Bool {
+func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
     case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),

@@ -139,7 +139,7 @@ struct EventLoopProxy: Sendable {
     /// An answer in memory: a read's tagged if it is a 200 in JSON, and a 304 when its `If-None-Match` names the tag
     /// (without the representation's type and length, RFC 9110 §15.4.5).
     private func whole(
-        _ status: HTTPResponse.Status, _ headers: HTTPHeaders, _ body: ByteBuffer, head: RequestHead, _ decisions: [RateLimitDecision],
+        _ status: HTTPResponse.Status, _ headers: UpstreamClient.Fields, _ body: ByteBuffer, head: RequestHead, _ decisions: [RateLimitDecision],
         _ requestID: String
     ) -> Answer {
         var tag: String?
@@ -206,8 +206,8 @@ private struct AnswerHead {
     }
 
     /// The service's headers but those named in `excluded` (lower-case).
-    mutating func relay(_ headers: HTTPHeaders, except excluded: Set<String>) {
-        for header in headers where !excluded.contains(header.name.lowercased()) { add(header.name, header.value) }
+    mutating func relay(_ headers: UpstreamClient.Fields, except excluded: Set<String>) {
+        for header in headers where !excluded.contains(header.name) { add(header.name, header.value) }
     }
 }
 

@@ -82,9 +82,9 @@ struct ProxyController {
     }
 
     /// The service's answer headers a client gets: all but the hop-by-hop and internal ones.
-    static func relayedHeaders(_ headers: HTTPHeaders) -> HTTPFields {
+    static func relayedHeaders(_ headers: UpstreamClient.Fields) -> HTTPFields {
         var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
+        fields.reserveCapacity(headers.list.count)
         for header in headers {
             if let name = HTTPField.Name(header.name), !hopByHopHeaders.contains(name.canonicalName) {
                 fields.append(HTTPField(name: name, value: header.value))
