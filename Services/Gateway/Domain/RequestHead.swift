@@ -39,11 +39,7 @@ public struct RequestHead: Sendable, Equatable {
     /// The value of the field `name` (lower-case); several fields of that name combined, comma-separated, as
     /// `HTTPFields` combines them.
     public subscript(name: String) -> String? {
-        var combined: String?
-        for field in fields where field.name == name {
-            combined = combined.map { $0 + ", " + field.value } ?? field.value
-        }
-        return combined
+        fields.combinedValue(of: name)
     }
 
     /// Parses the head at the start of `bytes`; `unsupported` once `bytes` hold `limit` bytes without a whole head.
@@ -85,6 +81,17 @@ public struct RequestHead: Sendable, Equatable {
     }
 
     private static let http11 = Array("HTTP/1.1".utf8)
+}
+
+extension [RequestHead.Field] {
+    /// The value of the fields named `name` (lower-case), several combined, comma-separated; nil without one.
+    func combinedValue(of name: String) -> String? {
+        var combined: String?
+        for field in self where field.name == name {
+            combined = combined.map { $0 + ", " + field.value } ?? field.value
+        }
+        return combined
+    }
 }
 
 /// A header line `name: value` (a token name, lower-cased; a value of visible ASCII, spaces and tabs, and with

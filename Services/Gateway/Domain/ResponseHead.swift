@@ -35,11 +35,7 @@ public struct ResponseHead: Sendable, Equatable {
 
     /// The value of the field `name` (lower-case); several fields of that name combined, comma-separated.
     public subscript(name: String) -> String? {
-        var combined: String?
-        for field in fields where field.name == name {
-            combined = combined.map { $0 + ", " + field.value } ?? field.value
-        }
-        return combined
+        fields.combinedValue(of: name)
     }
 
     /// Whether the answer to a request of `method` carries a body at all (RFC 9112 §6.3): never for `HEAD`, 1xx,
