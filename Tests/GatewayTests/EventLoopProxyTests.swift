@@ -38,6 +38,20 @@ struct EventLoopProxyTests {
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
+    /// The gateway, on a live port, in front of `service` (every upstream URL pointing at it), with `settings` added to
+    /// its environment.
+    static func withGateway(
+        _ fixture: GatewayRouterFixture, service: some ApplicationProtocol, settings: [String: String] = [:],
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        try await withUpstreamClient { client in
+            try await service.test(.live) { upstream in
+                let environment = try GatewayRouterTests.environment(upstreamPort: upstream.port).merging(settings) { _, setting in setting }
+                try await fixture.application(environment: environment, client: client).test(.live, body)
+            }
+        }
+    }
+
     struct Echo: Decodable {
         var caller: String
         var signed: Bool
@@ -52,190 +66,164 @@ struct EventLoopProxyTests {
         let fixture = try await GatewayRouterFixture()
         let user = UUID()
         let asked = LockedValue(0)
-        try await withUpstreamClient { client in
-            try await Self.upstream(signer: fixture.signer, asked: asked).test(.live) { upstream in
-                let environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
-                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
-                    var headers = try await fixture.bearer(user)
-                    headers[InternalHeaders.traceparent] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-                    let target = "/v1/challenges/\(UUID().key)?include=rules"
-                    var answers: [(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer)] = []
-                    for requestID in ["first-read", "second-read"] {
-                        headers[InternalHeaders.requestID] = requestID
-                        try await gateway.execute(uri: target, method: .get, headers: headers) { answers.append(($0.status, $0.headers, $0.body)) }
-                    }
-                    // The first verified the token in the router; the second was answered before it.
-                    #expect(fixture.routed.value == 1)
-                    #expect(asked.value == 2)
-                    for (index, answer) in answers.enumerated() {
-                        #expect(answer.status == .ok)
-                        let echo = try JSONDecoder().decode(Echo.self, from: Data(buffer: answer.body))
-                        #expect(echo.caller == user.key)
-                        #expect(echo.signed)
-                        #expect(echo.traced)
-                        #expect(!echo.sawToken)
-                        #expect(answer.headers[InternalHeaders.requestID] == ["first-read", "second-read"][index])
-                        #expect(answer.headers[.contentType] == "application/json")
-                        #expect(answer.headers[.contentLength] == String(answer.body.readableBytes))
-                        #expect(answer.headers[.eTag] == ConditionalRequests.tag(of: answer.body))
-                        #expect(answer.headers[.server] == "surge-gateway")
-                        #expect(answer.headers[.date] != nil)
-                        #expect(answer.headers[.rateLimitLimit] == "300")
-                        #expect(answer.headers[.rateLimitPolicy] == "300;w=60")
-                    }
-                    // Each spent the caller's budget (which refills 5 a second meanwhile; the 429 test counts exactly).
-                    for answer in answers { #expect((Int(answer.headers[.rateLimitRemaining] ?? "") ?? 300) < 300) }
-
-                    // The tag named again: a 304 from the proxy, with the tag and no representation.
-                    headers[.ifNoneMatch] = answers[1].headers[.eTag]
-                    try await gateway.execute(uri: target, method: .get, headers: headers) { response in
-                        #expect(response.status == .notModified)
-                        #expect(response.headers[.eTag] == answers[1].headers[.eTag])
-                        #expect(response.headers[.contentType] == nil)
-                        #expect(response.body.readableBytes == 0)
-                        #expect((Int(response.headers[.rateLimitRemaining] ?? "") ?? 300) < 300)
-                    }
-                    #expect(fixture.routed.value == 1)
-                }
+        try await Self.withGateway(fixture, service: Self.upstream(signer: fixture.signer, asked: asked)) { gateway in
+            var headers = try await fixture.bearer(user)
+            headers[InternalHeaders.traceparent] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+            let target = "/v1/challenges/\(UUID().key)?include=rules"
+            var answers: [(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer)] = []
+            for requestID in ["first-read", "second-read"] {
+                headers[InternalHeaders.requestID] = requestID
+                try await gateway.execute(uri: target, method: .get, headers: headers) { answers.append(($0.status, $0.headers, $0.body)) }
             }
+            // The first verified the token in the router; the second was answered before it.
+            #expect(fixture.routed.value == 1)
+            #expect(asked.value == 2)
+            for (index, answer) in answers.enumerated() {
+                #expect(answer.status == .ok)
+                let echo = try JSONDecoder().decode(Echo.self, from: Data(buffer: answer.body))
+                #expect(echo.caller == user.key)
+                #expect(echo.signed)
+                #expect(echo.traced)
+                #expect(!echo.sawToken)
+                #expect(answer.headers[InternalHeaders.requestID] == ["first-read", "second-read"][index])
+                #expect(answer.headers[.contentType] == "application/json")
+                #expect(answer.headers[.contentLength] == String(answer.body.readableBytes))
+                #expect(answer.headers[.eTag] == ConditionalRequests.tag(of: answer.body))
+                #expect(answer.headers[.server] == "surge-gateway")
+                #expect(answer.headers[.date] != nil)
+                #expect(answer.headers[.rateLimitLimit] == "300")
+                #expect(answer.headers[.rateLimitPolicy] == "300;w=60")
+            }
+            // Each spent the caller's budget (which refills 5 a second meanwhile; the 429 test counts exactly).
+            for answer in answers { #expect((Int(answer.headers[.rateLimitRemaining] ?? "") ?? 300) < 300) }
+
+            // The tag named again: a 304 from the proxy, with the tag and no representation.
+            headers[.ifNoneMatch] = answers[1].headers[.eTag]
+            try await gateway.execute(uri: target, method: .get, headers: headers) { response in
+                #expect(response.status == .notModified)
+                #expect(response.headers[.eTag] == answers[1].headers[.eTag])
+                #expect(response.headers[.contentType] == nil)
+                #expect(response.body.readableBytes == 0)
+                #expect((Int(response.headers[.rateLimitRemaining] ?? "") ?? 300) < 300)
+            }
+            #expect(fixture.routed.value == 1)
         }
     }
 
     @Test("past the caller's budget the proxy answers 429 with Retry-After; a service that cannot be reached is a 503 problem")
     func refusals() async throws {
         let fixture = try await GatewayRouterFixture()
-        try await withUpstreamClient { client in
-            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
-                var environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
-                environment["RATE_LIMIT_PER_USER_PER_MINUTE"] = "2"
-                environment["UPSTREAM_PROGRESS_URL"] = "http://127.0.0.1:1"
-                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
-                    let headers = try await fixture.bearer(UUID())
-                    try await gateway.execute(uri: "/v1/challenges/\(UUID().key)", method: .get, headers: headers) { #expect($0.status == .ok) }
-                    let photos = "/v1/challenges/\(UUID().key)/photos"
-                    try await gateway.execute(uri: photos, method: .get, headers: headers) { response in
-                        #expect(response.status == .serviceUnavailable)
-                        #expect(response.headers[.retryAfter] == "1")
-                        #expect(GatewayRouterTests.problem(response)?.instance == photos)
-                        #expect(response.headers[.rateLimitRemaining] == "0")
-                    }
-                    try await gateway.execute(uri: "/v1/challenges/\(UUID().key)", method: .get, headers: headers) { response in
-                        #expect(response.status == .tooManyRequests)
-                        #expect(GatewayRouterTests.problem(response)?.type.hasSuffix("/rate-limited") == true)
-                        #expect(response.headers[.retryAfter] != nil)
-                        #expect(response.headers[.rateLimitRemaining] == "0")
-                        #expect(response.headers[InternalHeaders.requestID] != nil)
-                    }
-                    #expect(fixture.routed.value == 1)
-                }
+        let settings = ["RATE_LIMIT_PER_USER_PER_MINUTE": "2", "UPSTREAM_PROGRESS_URL": "http://127.0.0.1:1"]
+        try await Self.withGateway(fixture, service: Self.upstream(signer: fixture.signer), settings: settings) { gateway in
+            let headers = try await fixture.bearer(UUID())
+            try await gateway.execute(uri: "/v1/challenges/\(UUID().key)", method: .get, headers: headers) { #expect($0.status == .ok) }
+            let photos = "/v1/challenges/\(UUID().key)/photos"
+            try await gateway.execute(uri: photos, method: .get, headers: headers) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
+                #expect(GatewayRouterTests.problem(response)?.instance == photos)
+                #expect(response.headers[.rateLimitRemaining] == "0")
             }
+            try await gateway.execute(uri: "/v1/challenges/\(UUID().key)", method: .get, headers: headers) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(GatewayRouterTests.problem(response)?.type.hasSuffix("/rate-limited") == true)
+                #expect(response.headers[.retryAfter] != nil)
+                #expect(response.headers[.rateLimitRemaining] == "0")
+                #expect(response.headers[InternalHeaders.requestID] != nil)
+            }
+            #expect(fixture.routed.value == 1)
         }
     }
 
     @Test("a token not verified yet, a CORS origin, a chunked body, an escaped or unknown path and a gateway route go to the router")
     func routerRequests() async throws {
         let fixture = try await GatewayRouterFixture()
-        try await withUpstreamClient { client in
-            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
-                var environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
-                environment["CORS_ALLOWED_ORIGINS"] = "https://app.example"
-                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
-                    let headers = try await fixture.bearer(UUID())
-                    let challenge = "/v1/challenges/\(UUID().key)"
-                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
-                    #expect(fixture.routed.value == 1)
-                    var cors = headers
-                    cors[.origin] = "https://app.example"
-                    try await gateway.execute(uri: challenge, method: .get, headers: cors) { response in
-                        #expect(response.status == .ok)
-                        #expect(response.headers[.accessControlAllowOrigin] == "https://app.example")
-                    }
-                    #expect(fixture.routed.value == 2)
-                    let chunked = try await Self.exchange(
-                        port: try #require(gateway.port),
-                        send: "GET \(challenge) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(try #require(headers[.authorization]))\r\n"
-                            + "X-Request-ID: chunked-1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-                        until: "chunked-1")
-                    #expect(chunked.hasPrefix("HTTP/1.1 200 OK"))
-                    #expect(fixture.routed.value == 3)
-                    try await gateway.execute(uri: challenge.replacingOccurrences(of: "-", with: "%2D"), method: .get, headers: headers) { _ in }
-                    #expect(fixture.routed.value == 4)
-                    try await gateway.execute(uri: "/v1/no-such-route", method: .get, headers: headers) { #expect($0.status == .notFound) }
-                    #expect(fixture.routed.value == 5)
-                    try await gateway.execute(uri: "/v1/me/export", method: .get, headers: headers) { _ in }
-                    #expect(fixture.routed.value == 6)
-                    try await gateway.execute(uri: challenge, method: .get, headers: [.authorization: "Bearer not-a-token"]) { #expect($0.status == .unauthorized) }
-                    #expect(fixture.routed.value == 7)
-                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
-                    #expect(fixture.routed.value == 7)
-                }
+        let settings = ["CORS_ALLOWED_ORIGINS": "https://app.example"]
+        try await Self.withGateway(fixture, service: Self.upstream(signer: fixture.signer), settings: settings) { gateway in
+            let headers = try await fixture.bearer(UUID())
+            let challenge = "/v1/challenges/\(UUID().key)"
+            try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+            #expect(fixture.routed.value == 1)
+            var cors = headers
+            cors[.origin] = "https://app.example"
+            try await gateway.execute(uri: challenge, method: .get, headers: cors) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://app.example")
             }
+            #expect(fixture.routed.value == 2)
+            let chunked = try await Self.exchange(
+                port: try #require(gateway.port),
+                send: "GET \(challenge) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(try #require(headers[.authorization]))\r\n"
+                    + "X-Request-ID: chunked-1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+                until: "chunked-1")
+            #expect(chunked.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(fixture.routed.value == 3)
+            try await gateway.execute(uri: challenge.replacingOccurrences(of: "-", with: "%2D"), method: .get, headers: headers) { _ in }
+            #expect(fixture.routed.value == 4)
+            try await gateway.execute(uri: "/v1/no-such-route", method: .get, headers: headers) { #expect($0.status == .notFound) }
+            #expect(fixture.routed.value == 5)
+            try await gateway.execute(uri: "/v1/me/export", method: .get, headers: headers) { _ in }
+            #expect(fixture.routed.value == 6)
+            try await gateway.execute(uri: challenge, method: .get, headers: [.authorization: "Bearer not-a-token"]) { #expect($0.status == .unauthorized) }
+            #expect(fixture.routed.value == 7)
+            try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+            #expect(fixture.routed.value == 7)
         }
     }
 
     @Test("requests pipelined on one connection, some proxied and some routed, are answered in their order")
     func pipelined() async throws {
         let fixture = try await GatewayRouterFixture()
-        try await withUpstreamClient { client in
-            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
-                let environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
-                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
-                    let headers = try await fixture.bearer(UUID())
-                    let challenge = "/v1/challenges/\(UUID().key)"
-                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
-                    let authorization = try #require(headers[.authorization])
-                    let ids = (1...6).map { "pipelined-\($0)" }
-                    var requests = ""
-                    for (index, id) in ids.enumerated() {
-                        // Odd ones are the router's (an unknown path), even ones the proxy's.
-                        let path = index % 2 == 0 ? challenge : "/v1/nowhere-\(index)"
-                        requests += "GET \(path) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(authorization)\r\nX-Request-ID: \(id)\r\n\r\n"
-                    }
-                    let answers = try await Self.exchange(port: try #require(gateway.port), send: requests, until: ids.last!)
-                    let order = ids.compactMap { id in answers.range(of: "x-request-id: \(id)\r\n", options: .caseInsensitive)?.lowerBound }
-                    #expect(order.count == ids.count)
-                    #expect(order == order.sorted())
-                    #expect(answers.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 3)
-                    #expect(answers.components(separatedBy: "HTTP/1.1 404 Not Found").count - 1 == 3)
-                    #expect(fixture.routed.value == 4)
-                }
+        try await Self.withGateway(fixture, service: Self.upstream(signer: fixture.signer)) { gateway in
+            let headers = try await fixture.bearer(UUID())
+            let challenge = "/v1/challenges/\(UUID().key)"
+            try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+            let authorization = try #require(headers[.authorization])
+            let ids = (1...6).map { "pipelined-\($0)" }
+            var requests = ""
+            for (index, id) in ids.enumerated() {
+                // Odd ones are the router's (an unknown path), even ones the proxy's.
+                let path = index % 2 == 0 ? challenge : "/v1/nowhere-\(index)"
+                requests += "GET \(path) HTTP/1.1\r\nHost: gateway\r\nAuthorization: \(authorization)\r\nX-Request-ID: \(id)\r\n\r\n"
             }
+            let answers = try await Self.exchange(port: try #require(gateway.port), send: requests, until: ids.last!)
+            let order = ids.compactMap { id in answers.range(of: "x-request-id: \(id)\r\n", options: .caseInsensitive)?.lowerBound }
+            #expect(order.count == ids.count)
+            #expect(order == order.sorted())
+            #expect(answers.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 3)
+            #expect(answers.components(separatedBy: "HTTP/1.1 404 Not Found").count - 1 == 3)
+            #expect(fixture.routed.value == 4)
         }
     }
 
     @Test("a call whose bytes arrive a few at a time is proxied; after a head outside the subset the connection is the decoder's")
     func bytesInPieces() async throws {
         let fixture = try await GatewayRouterFixture()
-        try await withUpstreamClient { client in
-            try await Self.upstream(signer: fixture.signer).test(.live) { upstream in
-                let environment = try GatewayRouterTests.environment(upstreamPort: upstream.port)
-                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
-                    let headers = try await fixture.bearer(UUID())
-                    let challenge = "/v1/challenges/\(UUID().key)"
-                    try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
-                    #expect(fixture.routed.value == 1)
-                    let authorization = try #require(headers[.authorization])
-                    let port = try #require(gateway.port)
-                    // Cut inside the request line, between CR and LF, inside a value and before the last LF.
-                    let split = try await Self.exchange(
-                        port: port,
-                        pieces: ["GET /v1/chal", "lenges/\(challenge.dropFirst(15)) HTTP/1.1\r\nHost: g\r", "\nAuthorization: \(authorization.prefix(20))",
-                            "\(authorization.dropFirst(20))\r\nX-Request-ID: split-1\r\n\r", "\n"],
-                        until: "split-1")
-                    #expect(split.hasPrefix("HTTP/1.1 200 OK\r\n"))
-                    #expect(fixture.routed.value == 1)
-                    // A chunked body: its framing is the decoder's, and so is everything after it on that connection.
-                    let request = "GET \(challenge) HTTP/1.1\r\nHost: g\r\nAuthorization: \(authorization)\r\n"
-                    let passed = try await Self.exchange(
-                        port: port,
-                        pieces: [request + "X-Request-ID: chunked-2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", request + "X-Request-ID: after-3\r\n\r\n"],
-                        until: "after-3")
-                    let order = ["chunked-2", "after-3"].compactMap { passed.range(of: "x-request-id: \($0)\r\n", options: .caseInsensitive)?.lowerBound }
-                    #expect(order.count == 2 && order == order.sorted())
-                    #expect(passed.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 2)
-                    #expect(fixture.routed.value == 3)
-                }
-            }
+        try await Self.withGateway(fixture, service: Self.upstream(signer: fixture.signer)) { gateway in
+            let headers = try await fixture.bearer(UUID())
+            let challenge = "/v1/challenges/\(UUID().key)"
+            try await gateway.execute(uri: challenge, method: .get, headers: headers) { #expect($0.status == .ok) }
+            #expect(fixture.routed.value == 1)
+            let authorization = try #require(headers[.authorization])
+            let port = try #require(gateway.port)
+            // Cut inside the request line, between CR and LF, inside a value and before the last LF.
+            let split = try await Self.exchange(
+                port: port,
+                pieces: ["GET /v1/chal", "lenges/\(challenge.dropFirst(15)) HTTP/1.1\r\nHost: g\r", "\nAuthorization: \(authorization.prefix(20))",
+                    "\(authorization.dropFirst(20))\r\nX-Request-ID: split-1\r\n\r", "\n"],
+                until: "split-1")
+            #expect(split.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(fixture.routed.value == 1)
+            // A chunked body: its framing is the decoder's, and so is everything after it on that connection.
+            let request = "GET \(challenge) HTTP/1.1\r\nHost: g\r\nAuthorization: \(authorization)\r\n"
+            let passed = try await Self.exchange(
+                port: port,
+                pieces: [request + "X-Request-ID: chunked-2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", request + "X-Request-ID: after-3\r\n\r\n"],
+                until: "after-3")
+            let order = ["chunked-2", "after-3"].compactMap { passed.range(of: "x-request-id: \($0)\r\n", options: .caseInsensitive)?.lowerBound }
+            #expect(order.count == 2 && order == order.sorted())
+            #expect(passed.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 2)
+            #expect(fixture.routed.value == 3)
         }
     }
 
@@ -260,34 +248,30 @@ struct EventLoopProxyTests {
         upstream.get("/:service/v1/me/history") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: json))
         }
-        try await withUpstreamClient { client in
-            try await Application(router: upstream, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { service in
-                let environment = try GatewayRouterTests.environment(upstreamPort: service.port)
-                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
-                    let headers = try await fixture.bearer(UUID())
-                    for _ in 0..<2 {
-                        try await gateway.execute(uri: "/v1/photos/\(UUID().key)", method: .get, headers: headers) { response in
-                            #expect(response.status == .ok)
-                            #expect(response.headers[.contentType] == "image/jpeg")
-                            #expect(response.headers[.contentLength] == String(photo.readableBytes))
-                            #expect(response.headers[.eTag] == nil)
-                            #expect(response.body == photo)
-                        }
-                        try await gateway.execute(uri: "/v1/photos/unannounced-\(UUID().key)", method: .get, headers: headers) { response in
-                            #expect(response.status == .ok)
-                            #expect(response.headers[.contentLength] == nil)
-                            #expect(response.headers[.transferEncoding] == "chunked")
-                            #expect(response.body == photo)
-                        }
-                        try await gateway.execute(uri: "/v1/me/history", method: .get, headers: headers) { response in
-                            #expect(response.status == .ok)
-                            #expect(response.headers[.eTag] == ConditionalRequests.tag(of: json))
-                            #expect(response.body == json)
-                        }
-                    }
-                    #expect(fixture.routed.value == 1)
+        let service = Application(router: upstream, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await Self.withGateway(fixture, service: service) { gateway in
+            let headers = try await fixture.bearer(UUID())
+            for _ in 0..<2 {
+                try await gateway.execute(uri: "/v1/photos/\(UUID().key)", method: .get, headers: headers) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "image/jpeg")
+                    #expect(response.headers[.contentLength] == String(photo.readableBytes))
+                    #expect(response.headers[.eTag] == nil)
+                    #expect(response.body == photo)
+                }
+                try await gateway.execute(uri: "/v1/photos/unannounced-\(UUID().key)", method: .get, headers: headers) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentLength] == nil)
+                    #expect(response.headers[.transferEncoding] == "chunked")
+                    #expect(response.body == photo)
+                }
+                try await gateway.execute(uri: "/v1/me/history", method: .get, headers: headers) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.eTag] == ConditionalRequests.tag(of: json))
+                    #expect(response.body == json)
                 }
             }
+            #expect(fixture.routed.value == 1)
         }
     }
 
@@ -344,46 +328,41 @@ struct EventLoopProxyTests {
             let echo = #"{"signed":\#(signed),"key":"\#(headers[InternalHeaders.idempotencyKey] ?? "")","body":\#(String(buffer: body))}"#
             return Response(status: .created, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: echo)))
         }
-        try await withUpstreamClient { client in
-            try await Application(router: upstream, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { service in
-                var environment = try GatewayRouterTests.environment(upstreamPort: service.port)
-                environment["MAX_REQUEST_BYTES"] = "4096"
-                try await fixture.application(environment: environment, client: client).test(.live) { gateway in
-                    var headers = try await fixture.bearer(UUID())
-                    headers[.contentType] = "application/json"
-                    headers[.idempotencyKey] = "start-1"
-                    let body = ByteBuffer(string: #"{"challengeID":"x","note":"\#(String(repeating: "n", count: 2000))"}"#)
-                    for _ in 0..<2 {
-                        try await gateway.execute(uri: "/v1/attempts", method: .post, headers: headers, body: body) { response in
-                            #expect(response.status == .created)
-                            let echo = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
-                            #expect(echo?["signed"] as? Bool == true)
-                            #expect(echo?["key"] as? String == "start-1")
-                            #expect((echo?["body"] as? [String: Any])?["note"] as? String == String(repeating: "n", count: 2000))
-                            #expect(response.headers[.eTag] == nil)
-                            #expect(response.headers[.rateLimitLimit] == "300")
-                        }
-                    }
-                    #expect(fixture.routed.value == 1)
-                    // Past the body limit: the router's 413.
-                    try await gateway.execute(uri: "/v1/attempts", method: .post, headers: headers, body: ByteBuffer(repeating: 0x20, count: 5000)) {
-                        #expect($0.status == .contentTooLarge)
-                    }
-                    #expect(fixture.routed.value == 2)
-                    // A key the router refuses (422).
-                    var badKey = headers
-                    badKey[.idempotencyKey] = "has space"
-                    try await gateway.execute(uri: "/v1/attempts", method: .post, headers: badKey, body: body) {
-                        #expect($0.status == .unprocessableContent)
-                    }
-                    #expect(fixture.routed.value == 3)
-                    // If-Match: the router reads the current representation first.
-                    var conditional = headers
-                    conditional[.ifMatch] = "\"x\""
-                    try await gateway.execute(uri: "/v1/attempts", method: .post, headers: conditional, body: body) { _ in }
-                    #expect(fixture.routed.value == 4)
+        let service = Application(router: upstream, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await Self.withGateway(fixture, service: service, settings: ["MAX_REQUEST_BYTES": "4096"]) { gateway in
+            var headers = try await fixture.bearer(UUID())
+            headers[.contentType] = "application/json"
+            headers[.idempotencyKey] = "start-1"
+            let body = ByteBuffer(string: #"{"challengeID":"x","note":"\#(String(repeating: "n", count: 2000))"}"#)
+            for _ in 0..<2 {
+                try await gateway.execute(uri: "/v1/attempts", method: .post, headers: headers, body: body) { response in
+                    #expect(response.status == .created)
+                    let echo = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                    #expect(echo?["signed"] as? Bool == true)
+                    #expect(echo?["key"] as? String == "start-1")
+                    #expect((echo?["body"] as? [String: Any])?["note"] as? String == String(repeating: "n", count: 2000))
+                    #expect(response.headers[.eTag] == nil)
+                    #expect(response.headers[.rateLimitLimit] == "300")
                 }
             }
+            #expect(fixture.routed.value == 1)
+            // Past the body limit: the router's 413.
+            try await gateway.execute(uri: "/v1/attempts", method: .post, headers: headers, body: ByteBuffer(repeating: 0x20, count: 5000)) {
+                #expect($0.status == .contentTooLarge)
+            }
+            #expect(fixture.routed.value == 2)
+            // A key the router refuses (422).
+            var badKey = headers
+            badKey[.idempotencyKey] = "has space"
+            try await gateway.execute(uri: "/v1/attempts", method: .post, headers: badKey, body: body) {
+                #expect($0.status == .unprocessableContent)
+            }
+            #expect(fixture.routed.value == 3)
+            // If-Match: the router reads the current representation first.
+            var conditional = headers
+            conditional[.ifMatch] = "\"x\""
+            try await gateway.execute(uri: "/v1/attempts", method: .post, headers: conditional, body: body) { _ in }
+            #expect(fixture.routed.value == 4)
         }
     }
 
