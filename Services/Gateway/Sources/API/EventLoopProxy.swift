@@ -335,10 +335,6 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        context.write(data, promise: promise)
-    }
-
     func read(context: ChannelHandlerContext) {
         if holdsNextRequest { readHeld = true } else { context.read() }
     }
