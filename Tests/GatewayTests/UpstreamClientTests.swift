@@ -204,6 +204,36 @@ struct UpstreamClientTests {
         }
     }
 
+    @Test(
+        "a connection's one timer keeps every exchange's deadline: a shorter one after a longer one, and one after the timer fired while the connection was idle"
+    )
+    func deadlinesOnOneConnection() async throws {
+        try await withService { client, endpoint in
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            // The timer is set for 30 s here; the next exchange on the same connection has 200 ms.
+            let peer = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(30)))
+            var started = ContinuousClock.now
+            await #expect(throws: UpstreamClient.Failure.timedOut) {
+                try await client.execute(.init(target: "/slow"), to: endpoint, on: loop, timeout: .milliseconds(200))
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            // A new connection: its timer (300 ms) fires while it is idle, and the exchange after it still has its own.
+            let fresh = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .milliseconds(300)))
+            #expect(fresh != peer)
+            try await Task.sleep(for: .milliseconds(500))
+            started = ContinuousClock.now
+            await #expect(throws: UpstreamClient.Failure.timedOut) {
+                try await client.execute(.init(target: "/slow"), to: endpoint, on: loop, timeout: .milliseconds(200))
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            // A longer deadline after a shorter one: the timer that fires first re-arms for it rather than failing.
+            let before = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .milliseconds(100)))
+            let slow = try await client.execute(.init(target: "/slow"), to: endpoint, on: loop, timeout: .seconds(10))
+            #expect(try await text(slow) == "late")
+            #expect(try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5))) == before)
+        }
+    }
+
     @Test("an answer that closes its connection is delivered, and the connection is not used again")
     func closing() async throws {
         try await withService { client, endpoint in

@@ -89,15 +89,19 @@ struct EventLoopProxy: Sendable {
         return Call(route: route, method: method, caller: caller, idempotencyKey: idempotencyKey)
     }
 
-    /// What the route pipeline and the proxy answer `call` (its head `head`, its body `body`) with, completed on `loop`.
-    func answer(_ call: Call, head: RequestHead, body: ByteBuffer, peer: String, on loop: any EventLoop) -> EventLoopFuture<Answer> {
+    /// What the route pipeline and the proxy answer `call` (its head `head`, its body `body`) with: called on `loop`,
+    /// `completion` runs there (a failure is only a problem document that could not be encoded).
+    func answer(
+        _ call: Call, head: RequestHead, body: ByteBuffer, peer: String, on loop: any EventLoop,
+        _ completion: @escaping (Result<Answer, any Error>) -> Void
+    ) {
         let requestID = TraceMiddleware.requestID(header: head[InternalHeaders.requestID.canonicalName])
         let ip = pipeline.clientAddress.of(forwardedFor: head["x-forwarded-for"], peer: peer)
         var decisions = pipeline.spendAddressBudgets(ip: ip, route: call.route)
         if let caller = call.caller, decisions.allSatisfy(\.allowed) { decisions.append(pipeline.spendCallerBudget(caller.id)) }
         let tightest = RoutePipeline.tightest(decisions)
         guard tightest.allowed else {
-            return loop.makeCompletedFuture(withResultOf: { try problem(RoutePipeline.rateLimited(tightest), head: head, decisions, requestID) })
+            return completion(Result { try problem(RoutePipeline.rateLimited(tightest), head: head, decisions, requestID) })
         }
         let spent = decisions
         let forwarded = ForwardedCall(
@@ -107,33 +111,40 @@ struct EventLoopProxy: Sendable {
         let sent = DispatchTime.now().uptimeNanoseconds
         let request = proxy.upstreamRequest(
             method: head.method, target: head.target, fields: head.fields.lazy.map { ($0.name, $0.value) }, body: body, call: forwarded)
-        return proxy.upstreams.send(request, to: service, on: loop, timeout: proxy.timeout)
-            .flatMap { response in
-                proxy.answered(by: service, sentAt: sent)
-                let status = HTTPResponse.Status(code: Int(response.status.code))
-                switch response.body {
-                case .buffered(let body):
-                    return loop.makeSucceededFuture(whole(status, response.headers, body, head: head, spent, requestID))
-                case .streamed(let parts)
-                where head.method == "GET" && ConditionalRequests.isTagged(status, contentType: response.headers.first(name: "content-type")):
-                    // JSON past the client's buffer still gets its tag, as the router gives it: read whole first.
-                    return loop.makeFutureWithTask { try await UpstreamClient.Body.streamed(parts).collect(upTo: .max) }
-                        .map { whole(status, response.headers, $0, head: head, spent, requestID) }
-                case .streamed(let parts):
-                    var answer = AnswerHead(status)
-                    answer.relay(response.headers, except: Self.replacedAnswerHeaders)
-                    let length = response.headers.first(name: "content-length")
-                    answer.add("Content-Length", length)
-                    answer.add("Transfer-Encoding", length == nil ? "chunked" : nil)
-                    finish(&answer, spent, requestID)
-                    return loop.makeSucceededFuture(.streamed(status, head: answer.bytes, chunked: length == nil, parts))
+        let failed = { (error: any Error) in
+            let problem = error as? Problem ?? proxy.unreachable(service, error: error, logger: logger.with(requestID: requestID))
+            return Result { try self.problem(problem, head: head, spent, requestID) }
+        }
+        proxy.upstreams.send(request, to: service, on: loop, timeout: proxy.timeout) { result in
+            let response: UpstreamClient.Response
+            switch result {
+            case .success(let answer): response = answer
+            case .failure(let error): return completion(failed(error))
+            }
+            proxy.answered(by: service, sentAt: sent)
+            let status = HTTPResponse.Status(code: Int(response.status.code))
+            switch response.body {
+            case .buffered(let body):
+                completion(.success(whole(status, response.headers, body, head: head, spent, requestID)))
+            case .streamed(let parts)
+            where head.method == "GET" && ConditionalRequests.isTagged(status, contentType: response.headers.first(name: "content-type")):
+                // JSON past the client's buffer still gets its tag, as the router gives it: read whole first.
+                loop.makeFutureWithTask { try await UpstreamClient.Body.streamed(parts).collect(upTo: .max) }.assumeIsolated().whenComplete {
+                    switch $0 {
+                    case .success(let body): completion(.success(whole(status, response.headers, body, head: head, spent, requestID)))
+                    case .failure(let error): completion(failed(error))
+                    }
                 }
+            case .streamed(let parts):
+                var answer = AnswerHead(status)
+                answer.relay(response.headers, except: Self.replacedAnswerHeaders)
+                let length = response.headers.first(name: "content-length")
+                answer.add("Content-Length", length)
+                answer.add("Transfer-Encoding", length == nil ? "chunked" : nil)
+                finish(&answer, spent, requestID)
+                completion(.success(.streamed(status, head: answer.bytes, chunked: length == nil, parts)))
             }
-            .flatMapErrorThrowing { error in
-                let problem = error as? Problem ?? proxy.unreachable(service, error: error, logger: logger.with(requestID: requestID))
-                return try self.problem(problem, head: head, spent, requestID)
-            }
-            .hop(to: loop)
+        }
     }
 
     /// An answer in memory: a read's tagged if it is a 200 in JSON, and a 304 when its `If-None-Match` names the tag
@@ -442,7 +453,7 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         let active = proxy.metrics.active(call.method)
         active.increment()
         proxy.answered.increment()
-        proxy.answer(call, head: head, body: body, peer: peer(of: context), on: context.eventLoop).assumeIsolated().whenComplete { result in
+        proxy.answer(call, head: head, body: body, peer: peer(of: context), on: context.eventLoop) { result in
             let (route, method) = (call.route.path, call.method)
             switch result {
             case .success(.whole(let status, let bytes)):

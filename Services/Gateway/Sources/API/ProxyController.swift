@@ -35,7 +35,8 @@ struct ProxyController {
     /// What a request does not take to the service: the hop-by-hop and internal headers, the body's length (set anew
     /// from the body, read already), `Expect` (nothing waits for a 100 Continue) and the access token (services trust
     /// the signed caller, and never see a credential they could leak).
-    static let unforwardedRequestHeaders = hopByHopHeaders.union(["content-length", "expect", "authorization"])
+    /// The request id and trace are the gateway's own (`ForwardedCall`) and replace the client's.
+    static let unforwardedRequestHeaders = hopByHopHeaders.union(["content-length", "expect", "authorization", "x-request-id", "traceparent"])
 
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
@@ -67,16 +68,13 @@ struct ProxyController {
     func upstreamRequest(
         method: String, target: String, fields: some Sequence<(name: String, value: String)>, body: ByteBuffer, call: ForwardedCall
     ) -> UpstreamClient.Request {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(16)
-        for (name, value) in fields where !Self.unforwardedRequestHeaders.contains(name) {
-            headers.add(name: name, value: value)
-        }
+        var headers = UpstreamClient.HeaderLines()
+        for (name, value) in fields where !Self.unforwardedRequestHeaders.contains(name) { headers.add(name, value) }
         signer.sign(
             &headers, method: method, target: target, caller: call.caller, clientAddress: call.clientAddress,
             roles: call.roles, session: call.session, requestID: call.requestID, idempotencyKey: call.idempotencyKey,
             body: InternalCallSigner.BodyDigest(of: body))
-        headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: call.traceParent.header)
+        headers.add(InternalHeaders.traceparent.rawName, call.traceParent.header)
         let hasBody = body.readableBytes > 0 || (method != "GET" && method != "HEAD")
         return UpstreamClient.Request(method: HTTPMethod(rawValue: method), target: target, headers: headers, body: hasBody ? body : nil)
     }
@@ -139,23 +137,24 @@ struct ForwardedCall {
 }
 
 extension InternalCallSigner {
-    /// Sets the caller, its roles and session, the request id, the idempotency key and the signature that lets the
-    /// service trust them and the body (`body`: the digest of the body the request carries).
+    /// Adds the caller, its roles and session, the request id, the idempotency key and the signature that lets the
+    /// service trust them and the body (`body`: the digest of the body the request carries). `headers` has none of
+    /// them yet.
     func sign(
-        _ headers: inout HTTPHeaders, method: String = "GET", target: String, caller: UUID?, clientAddress: String? = nil, roles: [String] = [],
+        _ headers: inout UpstreamClient.HeaderLines, method: String = "GET", target: String, caller: UUID?, clientAddress: String? = nil, roles: [String] = [],
         session: UUID? = nil, requestID: String, idempotencyKey: String? = nil, body: BodyDigest = .empty
     ) {
         let roles = caller == nil ? nil : InternalCallSigner.rolesHeader(roles)
         let session = caller == nil ? nil : session?.key
-        if let caller { headers.replaceOrAdd(name: InternalHeaders.caller.rawName, value: caller.key) }
-        if let clientAddress { headers.replaceOrAdd(name: InternalHeaders.clientAddress.rawName, value: clientAddress) }
-        if let roles { headers.replaceOrAdd(name: InternalHeaders.roles.rawName, value: roles) }
-        if let session { headers.replaceOrAdd(name: InternalHeaders.session.rawName, value: session) }
-        if let idempotencyKey { headers.replaceOrAdd(name: InternalHeaders.idempotencyKey.rawName, value: idempotencyKey) }
-        headers.replaceOrAdd(name: InternalHeaders.requestID.rawName, value: requestID)
-        headers.replaceOrAdd(
-            name: InternalCallSigner.header.rawName,
-            value: signature(
+        if let caller { headers.add(InternalHeaders.caller.rawName, caller.key) }
+        if let clientAddress { headers.add(InternalHeaders.clientAddress.rawName, clientAddress) }
+        if let roles { headers.add(InternalHeaders.roles.rawName, roles) }
+        if let session { headers.add(InternalHeaders.session.rawName, session) }
+        if let idempotencyKey { headers.add(InternalHeaders.idempotencyKey.rawName, idempotencyKey) }
+        headers.add(InternalHeaders.requestID.rawName, requestID)
+        headers.add(
+            InternalCallSigner.header.rawName,
+            signature(
                 method: method, target: target, caller: caller?.key, clientAddress: clientAddress, roles: roles,
                 session: session, requestID: requestID, idempotencyKey: idempotencyKey, body: body))
     }

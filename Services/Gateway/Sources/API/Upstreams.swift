@@ -43,39 +43,45 @@ final class Upstreams: Sendable {
         return replicas
     }
 
-    /// Sends `request` to one replica of `service`, from `loop` if given (the client connection's). A replica that
-    /// refuses the connection has not seen the request, so the next one is tried; any other failure is the caller's.
+    /// Sends `request` to one replica of `service` from a task, on `loop` if given.
     func execute(
         _ request: UpstreamClient.Request, to service: SurgeService, on loop: (any EventLoop)? = nil, timeout: TimeAmount
     ) async throws -> UpstreamClient.Response {
-        try await send(request, to: service, on: loop ?? MultiThreadedEventLoopGroup.singleton.any(), timeout: timeout).get()
+        let loop = loop ?? MultiThreadedEventLoopGroup.singleton.any()
+        let promise = loop.makePromise(of: UpstreamClient.Response.self)
+        loop.execute { self.send(request, to: service, on: loop, timeout: timeout, promise.completeWith) }
+        return try await promise.futureResult.get()
     }
 
-    /// `execute` for a caller on `loop`: the answer completes there.
+    /// Sends `request` to one replica of `service` from `loop` (the client connection's; called there, and
+    /// `completion` runs there). A replica that refuses the connection has not seen the request, so the next one is
+    /// tried; any other failure is the caller's.
     func send(
-        _ request: UpstreamClient.Request, to service: SurgeService, on loop: any EventLoop, timeout: TimeAmount
-    ) -> EventLoopFuture<UpstreamClient.Response> {
+        _ request: UpstreamClient.Request, to service: SurgeService, on loop: any EventLoop, timeout: TimeAmount,
+        _ completion: @escaping UpstreamClient.Completion
+    ) {
         guard let order = replicas.withLock({ $0[service]?.order(at: .now) }) else {
-            return loop.makeFailedFuture(Problem.unavailable("The \(service.rawValue) service is not configured."))
+            return completion(.failure(Problem.unavailable("The \(service.rawValue) service is not configured.")))
         }
         // One URL is a load balancer or a single process: a refused connection there is worth one more try.
         let attempts = order.count == 1 ? order + order : order
-        return send(request, to: service, trying: attempts[...], on: loop, timeout: timeout,
-            lastError: Problem.unavailable("The \(service.rawValue) service is not reachable right now."))
+        send(
+            request, to: service, trying: attempts[...], on: loop, timeout: timeout,
+            lastError: Problem.unavailable("The \(service.rawValue) service is not reachable right now."), completion)
     }
 
     private func send(
         _ request: UpstreamClient.Request, to service: SurgeService, trying bases: ArraySlice<String>, on loop: any EventLoop,
-        timeout: TimeAmount, lastError: any Error
-    ) -> EventLoopFuture<UpstreamClient.Response> {
-        guard let base = bases.first else { return loop.makeFailedFuture(lastError) }
+        timeout: TimeAmount, lastError: any Error, _ completion: @escaping UpstreamClient.Completion
+    ) {
+        guard let base = bases.first else { return completion(.failure(lastError)) }
         guard let endpoint = endpoints[base] else {
-            return send(request, to: service, trying: bases.dropFirst(), on: loop, timeout: timeout, lastError: lastError)
+            return send(request, to: service, trying: bases.dropFirst(), on: loop, timeout: timeout, lastError: lastError, completion)
         }
-        return client.send(request, to: endpoint, on: loop, timeout: timeout).flatMapError { error in
-            guard Self.isRefusedConnection(error) else { return loop.makeFailedFuture(error) }
+        client.send(request, to: endpoint, on: loop, timeout: timeout) { result in
+            guard case .failure(let error) = result, Self.isRefusedConnection(error) else { return completion(result) }
             self.replicas.withLock { $0[service]?.refused(base, at: .now, quarantine: Self.quarantine) }
-            return self.send(request, to: service, trying: bases.dropFirst(), on: loop, timeout: timeout, lastError: error)
+            self.send(request, to: service, trying: bases.dropFirst(), on: loop, timeout: timeout, lastError: error, completion)
         }
     }
 
