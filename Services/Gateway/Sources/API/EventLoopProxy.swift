@@ -319,6 +319,8 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var context: ChannelHandlerContext?
     /// The connection's peer address as text, formatted once per connection rather than per call.
     private var peerAddress: String?
+    /// Whether the decoder was given bytes since the end of a read last went on.
+    private var passedOn = false
 
     init(proxy: EventLoopProxy) {
         self.proxy = proxy
@@ -332,11 +334,13 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
         var bytes = unwrapInboundIn(data)
         switch state {
         case .passing:
+            passedOn = true
             context.fireChannelRead(data)
         case .routed(let remaining, let answerEnded) where remaining > 0:
             // The rest of a routed request's body.
             let part = bytes.readSlice(length: min(remaining, bytes.readableBytes))!
             state = .routed(remaining: remaining - part.readableBytes, answerEnded: answerEnded)
+            passedOn = true
             context.fireChannelRead(wrapInboundOut(part))
             if bytes.readableBytes > 0 { keep(&bytes) }
             if case .routed(0, true) = state { finish(context: context) }
@@ -344,6 +348,14 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
             keep(&bytes)
             if case .idle = state { take(context: context) }
         }
+    }
+
+    /// The end of a read goes on only when the decoder was given bytes since the last: Hummingbird's handlers behind it
+    /// work on each one (its async channel delivers what it buffered), and a call answered here gave them nothing.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        guard passedOn else { return }
+        passedOn = false
+        context.fireChannelReadComplete()
     }
 
     func read(context: ChannelHandlerContext) {
@@ -378,26 +390,23 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     /// Takes the requests received while nothing is in progress: answers a call, or gives a request to the decoder.
-    /// Returns whether anything went on to the decoder.
-    @discardableResult
-    private func take(context: ChannelHandlerContext) -> Bool {
-        var forwarded = false
+    private func take(context: ChannelHandlerContext) {
         while case .idle = state, var bytes = received {
             switch bytes.withUnsafeReadableBytes({ RequestHead.parse($0) }) {
             case .incomplete:
-                return forwarded
+                return
             case .unsupported:
                 pass(bytes, context: context)
-                return true
+                return
             case .head(let head) where head["upgrade"] != nil:
                 // After an upgrade the bytes are another protocol's.
                 pass(bytes, context: context)
-                return true
+                return
             case .head(let head):
                 let length = head.length + head.contentLength
                 if let call = proxy.call(head) {
                     // Its body is small (at most the pipeline's limit): gathered whole before answering.
-                    guard bytes.readableBytes >= length else { return forwarded }
+                    guard bytes.readableBytes >= length else { return }
                     let body = bytes.getSlice(at: bytes.readerIndex + head.length, length: head.contentLength)!
                     bytes.moveReaderIndex(forwardBy: length)
                     received = bytes.readableBytes > 0 ? bytes : nil
@@ -407,18 +416,18 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
                     let part = bytes.readSlice(length: min(length, bytes.readableBytes))!
                     received = bytes.readableBytes > 0 ? bytes : nil
                     state = .routed(remaining: length - part.readableBytes, answerEnded: false)
+                    passedOn = true
                     context.fireChannelRead(wrapInboundOut(part))
-                    forwarded = true
                 }
             }
         }
-        return forwarded
     }
 
     /// Gives `bytes` and everything after them on this connection to the decoder.
     private func pass(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         state = .passing
         received = nil
+        passedOn = true
         context.fireChannelRead(wrapInboundOut(bytes))
     }
 
@@ -426,7 +435,8 @@ final class EventLoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func finish(context: ChannelHandlerContext) {
         state = .idle
         // Hummingbird's side takes the bytes it was given once their read is complete.
-        if take(context: context) { context.fireChannelReadComplete() }
+        take(context: context)
+        channelReadComplete(context: context)
         if readHeld, !holdsNextRequest {
             readHeld = false
             context.read()
