@@ -91,6 +91,9 @@ struct GatewayDomainTests {
         #expect(Authenticator.token(inBearer: "bearer \t abc.def \t ") == "abc.def")
         #expect(Authenticator.token(inBearer: "BEARER ") == "")
         #expect(Authenticator.token(inBearer: "Bearer a b") == "a b", "inner spaces are the token's: its verification refuses it")
+        #expect(Authenticator.token(inBearer: "Bearer \t \t") == "")
+        for scheme in ["Bearer ", "bearer ", "BEARER ", "bEaReR "] { #expect(Authenticator.isBearer(scheme + "abc")) }
+        for header in ["Bearer", "Basic abc", "Bearer\tabc", "Bearerabc", "", "Béarer abc", "Bearer@abc", "Bearer\u{0}abc"] { #expect(!Authenticator.isBearer(header), "\(header)") }
     }
 
     @Test("CORS answers listed origins only, or any with *")

@@ -40,12 +40,23 @@ struct Authenticator: Sendable {
         self.verifier = verifier
     }
 
-    /// The token of an `Authorization: Bearer …` value, without the spaces or tabs around it (trimmed as ASCII: a
-    /// token is base64url, and Foundation's Unicode trimming cost more than the rest of reading the header).
+    /// Whether an `Authorization` value is a bearer token (the scheme's name in any case, then a space).
+    static func isBearer(_ header: String) -> Bool {
+        let scheme = "bearer ".utf8
+        return header.utf8.count >= scheme.count && zip(header.utf8, scheme).allSatisfy { $0 == $1 || ($1 != UInt8(ascii: " ") && $0 | 0x20 == $1) }
+    }
+
+    /// The token of an `Authorization: Bearer …` value, without the spaces or tabs around it. Read as bytes: a token is
+    /// base64url, and reading it by `Character` (grapheme breaking) or Foundation's Unicode trimming cost more than the
+    /// rest of reading the header.
     static func token(inBearer header: String) -> String {
-        let token = header.dropFirst("bearer ".count).drop { $0 == " " || $0 == "\t" }
-        let end = token.lastIndex { $0 != " " && $0 != "\t" }.map(token.index(after:)) ?? token.startIndex
-        return String(token[..<end])
+        let bytes = header.utf8
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = bytes.index(bytes.startIndex, offsetBy: "bearer ".utf8.count, limitedBy: bytes.endIndex) ?? bytes.endIndex
+        while start < bytes.endIndex, isBlank(bytes[start]) { start = bytes.index(after: start) }
+        var end = bytes.endIndex
+        while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(Substring(bytes[start..<end]))
     }
 
     func callerID(of request: Request) async throws -> UUID {
@@ -54,7 +65,7 @@ struct Authenticator: Sendable {
 
     /// The caller's id, roles (`admin`) and session, from the verified token (remembered tokens keep their claims too).
     func caller(of request: Request) async throws -> Caller {
-        guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer " else {
+        guard let header = request.headers[.authorization], Self.isBearer(header) else {
             throw Problem.unauthorized()
         }
         do {
@@ -71,7 +82,7 @@ struct Authenticator: Sendable {
     /// The caller of a bearer token verified before and still good (`AccessTokenVerifier.remembered`), without
     /// waiting for anything; nil for any other header, which `caller(of:)` answers.
     func rememberedCaller(authorization header: String?) -> Caller? {
-        guard let header, header.prefix(7).lowercased() == "bearer ",
+        guard let header, Self.isBearer(header),
             let claims = verifier.remembered(Self.token(inBearer: header))
         else { return nil }
         return try? caller(from: claims)
