@@ -8,6 +8,7 @@ import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import SurgeContracts
 import SurgeRuntime
 import Synchronization
 
@@ -111,15 +112,11 @@ struct EventLoopProxy: Sendable {
         let sent = DispatchTime.now().uptimeNanoseconds
         let request = proxy.upstreamRequest(
             method: head.method, target: head.target, fields: head.fields.lazy.map { ($0.name, $0.value) }, body: body, call: forwarded)
-        let failed = { (error: any Error) in
-            let problem = error as? Problem ?? proxy.unreachable(service, error: error, logger: logger.with(requestID: requestID))
-            return Result { try self.problem(problem, head: head, spent, requestID) }
-        }
         proxy.upstreams.send(request, to: service, on: loop, timeout: proxy.timeout) { result in
             let response: UpstreamClient.Response
             switch result {
             case .success(let answer): response = answer
-            case .failure(let error): return completion(failed(error))
+            case .failure(let error): return completion(failed(error, service: service, head: head, spent, requestID))
             }
             proxy.answered(by: service, sentAt: sent)
             let status = HTTPResponse.Status(code: Int(response.status.code))
@@ -132,7 +129,7 @@ struct EventLoopProxy: Sendable {
                 loop.makeFutureWithTask { try await UpstreamClient.Body.streamed(parts).collect(upTo: .max) }.assumeIsolated().whenComplete {
                     switch $0 {
                     case .success(let body): completion(.success(whole(status, response.headers, body, head: head, spent, requestID)))
-                    case .failure(let error): completion(failed(error))
+                    case .failure(let error): completion(failed(error, service: service, head: head, spent, requestID))
                     }
                 }
             case .streamed(let parts):
@@ -171,6 +168,14 @@ struct EventLoopProxy: Sendable {
         finish(&answer, decisions, requestID)
         if !bodyless { answer.bytes.writeImmutableBuffer(body) }
         return .whole(status, answer.bytes)
+    }
+
+    /// The answer when `service` could not be asked or did not answer: its problem, or a 503 counted and logged.
+    private func failed(
+        _ error: any Error, service: SurgeService, head: RequestHead, _ decisions: [RateLimitDecision], _ requestID: String
+    ) -> Result<Answer, any Error> {
+        let problem = error as? Problem ?? proxy.unreachable(service, error: error, logger: logger.with(requestID: requestID))
+        return Result { try self.problem(problem, head: head, decisions, requestID) }
     }
 
     /// A problem document for the request `head`, its `instance` the path without the query.

@@ -61,9 +61,9 @@ final class UpstreamClient: Sendable {
     struct HeaderLines: Sendable, ExpressibleByDictionaryLiteral {
         private(set) var bytes: ByteBuffer
 
-        init(capacity: Int = 512) {
+        init() {
             bytes = ByteBuffer()
-            bytes.reserveCapacity(capacity)
+            bytes.reserveCapacity(512)
         }
 
         init(dictionaryLiteral elements: (String, String)...) {
