@@ -217,17 +217,19 @@ struct UpstreamClientTests {
                 try await client.execute(.init(target: "/slow"), to: endpoint, on: loop, timeout: .milliseconds(200))
             }
             #expect(ContinuousClock.now - started < .seconds(2))
-            // A new connection: its timer (300 ms) fires while it is idle, and the exchange after it still has its own.
-            let fresh = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .milliseconds(300)))
+            // A new connection: its timer (2 s) fires while it is idle, and the exchange after it still has its own. The
+            // deadlines of exchanges that must succeed leave room for a loaded machine.
+            let fresh = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(2)))
             #expect(fresh != peer)
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(2_500))
             started = ContinuousClock.now
             await #expect(throws: UpstreamClient.Failure.timedOut) {
                 try await client.execute(.init(target: "/slow"), to: endpoint, on: loop, timeout: .milliseconds(200))
             }
             #expect(ContinuousClock.now - started < .seconds(2))
-            // A longer deadline after a shorter one: the timer that fires first re-arms for it rather than failing.
-            let before = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .milliseconds(100)))
+            // A longer deadline after a shorter one: the timer set for the first (2 s) fires while `/slow` (3 s) is
+            // answered, and re-arms for its deadline rather than failing it.
+            let before = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(2)))
             let slow = try await client.execute(.init(target: "/slow"), to: endpoint, on: loop, timeout: .seconds(10))
             #expect(try await text(slow) == "late")
             #expect(try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5))) == before)
